@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* initdev: parse global options, pick the subcommand, run it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "dev"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(struct cli *cli, int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: initdev [--sysfs DIR] [--dev DIR] [--run DIR] [--cmdline FILE]\n"
+		   "               [--log-level LEVEL] [--log-target stderr|kmsg] COMMAND [ARGS]\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "see initdev(8)\n");
+}
+
+static int parse_global(struct cli *cli, enum log_target *target, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sysfs", required_argument, NULL, 's' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "log-target", required_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': cli->sysfs = optarg; break;
+		case 'd': cli->dev = optarg; break;
+		case 'r': cli->run = optarg; break;
+		case 'c': cli->cmdline = optarg; break;
+		case 'l':
+			cli->log_level = log_level_from_name(optarg);
+			if (cli->log_level < 0) {
+				fprintf(stderr, "initdev: --log-level %s: expected err, "
+					"warning, notice, info, debug or 0..7\n", optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			if (strcmp(optarg, "stderr") == 0)
+				*target = LOG_TARGET_STDERR;
+			else if (strcmp(optarg, "kmsg") == 0)
+				*target = LOG_TARGET_KMSG;
+			else {
+				fprintf(stderr, "initdev: --log-target %s: expected stderr or kmsg\n", optarg);
+				return -1;
+			}
+			break;
+		case 'V': printf("initdev %s\n", PACKAGE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return -1;
+		}
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { .sysfs = "/sys", .dev = "/dev", .run = "/run/initdev",
+			   .cmdline = "/proc/cmdline", .log_level = -1 };
+	enum log_target target = LOG_TARGET_AUTO;
+	int r = parse_global(&cli, &target, argc, argv);
+
+	if (r <= 0)
+		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	log_init(&cli.log, target, cli.log_level >= 0 ? cli.log_level : LOG_NOTICE);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) == 0) {
+			r = commands[i].run(&cli, argc - optind, argv + optind);
+			log_close(&cli.log);
+			return r;
+		}
+	}
+	fprintf(stderr, "initdev: unknown command '%s'\n", argv[optind]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
