@@ -21,3 +21,8 @@ struct cli {
 };
 
 int cmd_monitor(struct cli *cli, int argc, char **argv);
+int cmd_daemon(struct cli *cli, int argc, char **argv);
+int cmd_coldplug(struct cli *cli, int argc, char **argv);
+int cmd_settle(struct cli *cli, int argc, char **argv);
+int cmd_status(struct cli *cli, int argc, char **argv);
+int cmd_exit(struct cli *cli, int argc, char **argv);

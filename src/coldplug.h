@@ -23,7 +23,8 @@ struct coldplug_list {
 /*
  * Walk sysfs/subtree (subtree is "/devices" or a directory below it) with
  * d_type, never following symlinks and skipping dot entries, and collect
- * every directory holding a regular file "uevent". Sorted in trigger order
+ * every directory holding a regular file "uevent" and a "subsystem" link
+ * (the kernel suppresses the uevents of devices without one). Sorted in trigger order
  * (systemd's): devices of the prioritized subsystems module, block, tpmrm,
  * net, tty, input (in that order), each preceded by its ancestors; then the
  * rest in devpath order (parents before children); md and dm block devices

@@ -57,6 +57,8 @@ int devnode_handle(struct devnode *d, const struct uevent *ev);
 
 /* Devices that currently have a node. */
 size_t devnode_count(struct devnode *d);
+/* The counters, read under the lock. */
+void devnode_snapshot(struct devnode *d, struct devnode_stats *s);
 
 /*
  * After lost events: drop the nodes and links of every recorded device whose

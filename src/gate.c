@@ -132,21 +132,29 @@ static void judge(struct gate *g, const struct uevent_raw *raw,
 int gate_read(struct gate *g, gate_event_fn on_event, void *userdata,
 	      unsigned int max_batches)
 {
-	for (unsigned int b = 0; b < max_batches; b++) {
+	bool lost = false;
+
+	for (unsigned int b = 0; lost || b < max_batches; b++) {
 		int n = uevent_socket_recv(g->fd, g->batch, UEVENT_BATCH_MAX);
 
 		if (n == -ENOBUFS) {
 			g->stats.overflows++;
 			log_msg(g->log, LOG_WARNING,
 				"uevent socket overflowed: the kernel dropped events");
-			return GATE_EVENTS_LOST;
+			/*
+			 * Drain to empty before reporting: the kernel reports the
+			 * next overflow only after the queue was empty once, so a
+			 * rescan started earlier could lose events silently.
+			 */
+			lost = true;
+			continue;
 		}
-		if (n <= 0)
+		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
 			judge(g, &g->batch[i], on_event, userdata);
 		if (n < UEVENT_BATCH_MAX)
-			return 0;
+			break;
 	}
-	return 0;
+	return lost ? GATE_EVENTS_LOST : 0;
 }

@@ -53,7 +53,8 @@ void gate_close(struct gate *g);
  * Drain what is pending (at most max_batches batches), calling on_event for
  * each accepted event. Returns 0 when the socket is drained or the batch
  * limit is reached, GATE_EVENTS_LOST if the kernel reported lost events
- * (the caller must rescan), or -errno.
+ * (the socket is then drained to empty, so a rescan started now cannot
+ * lose events unnoticed), or -errno.
  */
 int gate_read(struct gate *g, gate_event_fn on_event, void *userdata,
 	      unsigned int max_batches);

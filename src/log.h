@@ -28,6 +28,7 @@ void log_close(struct logger *log);
 
 __attribute__((format(printf, 3, 4)))
 void log_msg(const struct logger *log, int prio, const char *fmt, ...);
+__attribute__((format(printf, 3, 0)))
 void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap);
 
 /* "err", "warning", "notice", "info", "debug" or a number 0..7; -1 if bad. */

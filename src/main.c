@@ -17,6 +17,11 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "daemon", cmd_daemon, "populate /dev and load modules, in the background" },
+	{ "coldplug", cmd_coldplug, "populate /dev and load modules until settled, then exit" },
+	{ "settle", cmd_settle, "wait until the daemon has settled" },
+	{ "status", cmd_status, "print the daemon's counts and phase" },
+	{ "exit", cmd_exit, "stop the daemon" },
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
 };
 

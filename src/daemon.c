@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * initdev daemon / initdev coldplug: bind the socket first, then coldplug,
+ * then serve events and the control socket until told to stop (daemon) or
+ * until settled (coldplug).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "control.h"
+#include "engine.h"
+#include "status.h"
+
+#define MAX_CLIENTS 16
+#define DEFAULT_COLDPLUG_TIMEOUT 180
+
+struct client {
+	int fd;
+	bool awaits_settle;
+	bool refused;   /* not root: answered with an error, then dropped */
+	uid_t uid;
+};
+
+struct daemon {
+	struct cli *cli;
+	struct engine engine;
+	struct cmdline cmdline;
+	struct engine_config cfg;
+	bool foreground;
+	bool until_settled;   /* initdev coldplug */
+	int timeout_sec;      /* -1: none */
+	uint64_t deadline;
+	bool deadline_reported;
+	int listen_fd, sig_fd, ready_fd;
+	struct client clients[MAX_CLIENTS];
+	bool stop;
+	int exit_code;
+	char reply[CONTROL_MSG_MAX];
+};
+
+/* ---- options ---- */
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+static void usage(FILE *f, bool coldplug)
+{
+	fprintf(f, "usage: initdev %s [--timeout S]%s [--no-coldplug] [--no-devtmpfs]\n"
+		   "         [--subtree /devices/...]... [--workers N] [--rules FILE] [--modules DIR]\n",
+		coldplug ? "coldplug" : "daemon", coldplug ? "" : " [--foreground]");
+}
+
+static int parse_option(struct daemon *d, int c, const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'f': d->foreground = true; return 0;
+	case 'C': d->cfg.coldplug = false; return 0;
+	case 'D': d->cfg.no_devtmpfs = true; return 0;
+	case 's':
+		if (d->cfg.nsubtrees >= ENGINE_SUBTREES_MAX)
+			break;
+		d->cfg.subtrees[d->cfg.nsubtrees++] = arg;
+		return 0;
+	case 'R': d->cfg.rules_path = arg; return 0;
+	case 'M': d->cfg.modules_dir = arg; return 0;
+	case 'U': d->cfg.test_unpaced = true; return 0;
+	case 't':
+		if (parse_uint(arg, CMDLINE_TIMEOUT_MAX, &v) < 0)
+			break;
+		d->timeout_sec = (int)v;
+		return 0;
+	case 'w':
+		if (parse_uint(arg, CMDLINE_WORKERS_MAX, &v) < 0 || v == 0)
+			break;
+		d->cfg.workers = (unsigned int)v;
+		return 0;
+	case 'b':
+		if (parse_uint(arg, INT_MAX, &v) < 0)
+			break;
+		d->cfg.rcvbuf = (int)v;
+		return 0;
+	default:
+		return -1;
+	}
+	fprintf(stderr, "initdev: bad value '%s' for an option\n", arg);
+	return -1;
+}
+
+static int parse_args(struct daemon *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "no-coldplug", no_argument, NULL, 'C' },
+		{ "no-devtmpfs", no_argument, NULL, 'D' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "subtree", required_argument, NULL, 's' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ "rcvbuf", required_argument, NULL, 'b' },       /* test seam */
+		{ "test-unpaced", no_argument, NULL, 'U' },       /* test seam */
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout, d->until_settled);
+			return 0;
+		}
+		if ((c == 'f' && d->until_settled) || parse_option(d, c, optarg) < 0) {
+			usage(stderr, d->until_settled);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr, d->until_settled);
+		return -1;
+	}
+	return 1;
+}
+
+/* ---- control requests ---- */
+
+struct reply_buf {
+	char *buf;
+	size_t size, len;
+};
+
+static void append_line(void *u, const char *line)
+{
+	struct reply_buf *r = u;
+	int n = snprintf(r->buf + r->len, r->size - r->len, "%s\n", line);
+
+	if (n > 0 && (size_t)n < r->size - r->len)
+		r->len += (size_t)n;
+}
+
+static const char *pending_reply(struct daemon *d)
+{
+	struct reply_buf r = { d->reply, sizeof(d->reply), 0 };
+
+	append_line(&r, d->engine.settled ? "OK settled" : "OK not settled");
+	engine_describe_pending(&d->engine, append_line, &r);
+	return d->reply;
+}
+
+static const char *status_reply(struct daemon *d, bool json)
+{
+	memcpy(d->reply, "OK\n", 3);
+	status_format(&d->engine, json, d->reply + 3, sizeof(d->reply) - 3);
+	return d->reply;
+}
+
+/* Returns the reply, or NULL when the reply is deferred (settle). */
+static const char *handle_request(struct daemon *d, struct client *c, const char *req)
+{
+	if (strcmp(req, "ping") == 0)
+		return "OK";
+	if (strcmp(req, "status") == 0 || strcmp(req, "status json") == 0)
+		return status_reply(d, req[6] != '\0');
+	if (strcmp(req, "pending") == 0)
+		return pending_reply(d);
+	if (strcmp(req, "exit") == 0) {
+		d->stop = true;
+		return "OK exiting";
+	}
+	if (strcmp(req, "settle") == 0) {
+		if (d->engine.settled)
+			return "OK settled";
+		c->awaits_settle = true;
+		return NULL;
+	}
+	return "ERR unknown request";
+}
+
+static void drop_client(struct client *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	c->awaits_settle = false;
+}
+
+static void serve_client(struct daemon *d, struct client *c)
+{
+	char req[256];
+	const char *reply;
+	int n;
+
+	if (c->refused) {
+		control_refuse(c->fd, c->uid);
+		*c = (struct client){ .fd = -1 };
+		return;
+	}
+	n = control_recv(c->fd, req, sizeof(req), 0);
+
+	if (n < 0) {
+		if (n != -ETIMEDOUT && n != -EAGAIN)
+			drop_client(c);
+		return;
+	}
+	reply = handle_request(d, c, req);
+	if (reply && control_send(c->fd, reply) < 0)
+		drop_client(c);
+}
+
+static void accept_client(struct daemon *d)
+{
+	uid_t uid = 0;
+	int fd = control_accept(d->listen_fd, &uid);
+
+	if (fd < 0)
+		return;
+	if (uid != 0)
+		log_msg(&d->cli->log, LOG_WARNING, "control: refusing a peer with uid %u",
+			(unsigned int)uid);
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (d->clients[i].fd < 0) {
+			d->clients[i] = (struct client){ .fd = fd, .refused = uid != 0, .uid = uid };
+			return;
+		}
+	}
+	(void)control_send(fd, "ERR busy");
+	close(fd);
+}
+
+static void notify_settled(struct daemon *d)
+{
+	if (!d->engine.settled)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &d->clients[i];
+
+		if (c->fd >= 0 && c->awaits_settle) {
+			c->awaits_settle = false;
+			if (control_send(c->fd, "OK settled") < 0)
+				drop_client(c);
+		}
+	}
+}
+
+/* ---- the loop ---- */
+
+static int make_signal_fd(void)
+{
+	sigset_t set;
+	int fd;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+static void print_pending_line(void *u, const char *line)
+{
+	const struct logger *log = u;
+
+	log_msg(log, LOG_WARNING, "pending: %s", line);
+}
+
+static void deadline_passed(struct daemon *d)
+{
+	if (d->deadline_reported)
+		return;
+	d->deadline_reported = true;
+	log_msg(&d->cli->log, LOG_WARNING, "not settled after %d s", d->timeout_sec);
+	engine_describe_pending(&d->engine, print_pending_line, &d->cli->log);
+	if (d->until_settled) {
+		d->exit_code = EXIT_FAIL;
+		d->stop = true;
+	}
+}
+
+static int poll_timeout(struct daemon *d)
+{
+	uint64_t now;
+
+	if (engine_has_work(&d->engine))
+		return 0;
+	if (!d->deadline || d->deadline_reported)
+		return -1;
+	now = now_monotonic_usec();
+	return now >= d->deadline ? 0 : (int)((d->deadline - now) / 1000 + 1);
+}
+
+static size_t build_pollset(struct daemon *d, struct pollfd *p, struct client **owner)
+{
+	size_t n = 0;
+	int fixed[] = { d->engine.gate.fd, d->engine.queue.done_fd, d->listen_fd, d->sig_fd };
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		owner[n] = NULL;
+		p[n++] = (struct pollfd){ fixed[i], POLLIN, 0 };
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (d->clients[i].fd >= 0) {
+			owner[n] = &d->clients[i];
+			p[n++] = (struct pollfd){ d->clients[i].fd, POLLIN, 0 };
+		}
+	}
+	return n;
+}
+
+static void dispatch(struct daemon *d, struct pollfd *p, struct client **owner, size_t n)
+{
+	if (p[1].revents)
+		engine_on_done(&d->engine);
+	if (p[0].revents)
+		engine_on_socket(&d->engine);
+	if (p[2].revents)
+		accept_client(d);
+	if (p[3].revents) {
+		struct signalfd_siginfo si;
+
+		(void)read(d->sig_fd, &si, sizeof(si));
+		log_msg(&d->cli->log, LOG_INFO, "signal %u: exiting", si.ssi_signo);
+		d->stop = true;
+	}
+	for (size_t i = 4; i < n; i++)
+		if (p[i].revents && owner[i]->fd >= 0)
+			serve_client(d, owner[i]);
+}
+
+static void run_loop(struct daemon *d)
+{
+	struct pollfd p[4 + MAX_CLIENTS];
+	struct client *owner[4 + MAX_CLIENTS];
+
+	while (!d->stop) {
+		engine_step(&d->engine);
+		notify_settled(d);
+		if (d->until_settled && d->engine.settled)
+			break;
+		size_t n = build_pollset(d, p, owner);
+		int r = poll(p, n, poll_timeout(d));
+
+		if (r < 0 && errno != EINTR) {
+			log_msg(&d->cli->log, LOG_ERR, "poll: %s", strerror(errno));
+			d->exit_code = EXIT_FAIL;
+			break;
+		}
+		if (r > 0)
+			dispatch(d, p, owner, n);
+		if (d->deadline && now_monotonic_usec() >= d->deadline)
+			deadline_passed(d);
+	}
+}
+
+/* ---- setup ---- */
+
+static int write_pid_file(const char *run_dir)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, n;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/pid", run_dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (write(fd, buf, (size_t)n) != n)
+		n = -1;
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+static void remove_state(const char *run_dir)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/pid", run_dir) < sizeof(path))
+		(void)unlink(path);
+	if (control_path(run_dir, path, sizeof(path)) == 0)
+		(void)unlink(path);
+}
+
+/*
+ * A background daemon must not hold its caller's terminal or pipes open;
+ * its messages go to /dev/kmsg from now on.
+ */
+static void detach_stdio(struct daemon *d)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0)
+		return;
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	close(null);
+	if (!d->cli->log.kmsg)
+		log_init(&d->cli->log, LOG_TARGET_KMSG, d->cli->log.max_level);
+}
+
+/* Fork; the parent returns once the child says it is ready. */
+static int daemonize(struct daemon *d)
+{
+	int pfd[2];
+	char ok = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(pfd[1]);
+		if (read(pfd[0], &ok, 1) != 1 || ok != '1')
+			_exit(EXIT_FAIL);
+		_exit(EXIT_OK);
+	}
+	close(pfd[0]);
+	d->ready_fd = pfd[1];
+	(void)setsid();
+	detach_stdio(d);
+	return 0;
+}
+
+static void signal_ready(struct daemon *d)
+{
+	if (d->ready_fd < 0)
+		return;
+	(void)write(d->ready_fd, "1", 1);
+	close(d->ready_fd);
+	d->ready_fd = -1;
+}
+
+static int already_running(const char *run_dir)
+{
+	int fd = control_connect(run_dir);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static int setup(struct daemon *d)
+{
+	int r;
+
+	d->sig_fd = make_signal_fd();
+	d->listen_fd = control_listen(d->cli->run);
+	if (d->listen_fd < 0) {
+		log_msg(&d->cli->log, LOG_ERR, "%s: cannot create the control socket: %s",
+			d->cli->run, strerror(-d->listen_fd));
+		return d->listen_fd;
+	}
+	r = write_pid_file(d->cli->run);
+	if (r < 0)
+		log_msg(&d->cli->log, LOG_WARNING, "%s/pid: %s", d->cli->run, strerror(-r));
+	r = engine_start(&d->engine);
+	if (r < 0)
+		return r;
+	if (d->timeout_sec >= 0)
+		d->deadline = now_monotonic_usec() + (uint64_t)d->timeout_sec * 1000000u;
+	return 0;
+}
+
+static void teardown(struct daemon *d)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d->clients[i].fd >= 0)
+			drop_client(&d->clients[i]);
+	if (d->listen_fd >= 0) {
+		close(d->listen_fd);
+		remove_state(d->cli->run);
+	}
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
+	engine_close(&d->engine);
+	cmdline_free(&d->cmdline);
+}
+
+static void init_daemon(struct daemon *d, struct cli *cli, bool until_settled)
+{
+	memset(d, 0, sizeof(*d));
+	d->cli = cli;
+	d->until_settled = until_settled;
+	d->timeout_sec = -1;
+	d->listen_fd = d->sig_fd = d->ready_fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		d->clients[i].fd = -1;
+	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
+	cmdline_init(&d->cmdline);
+}
+
+static void apply_cmdline(struct daemon *d)
+{
+	int r = cmdline_load(&d->cmdline, d->cli->cmdline, &d->cli->log);
+
+	if (r < 0)
+		log_msg(&d->cli->log, LOG_WARNING, "%s: %s; using defaults", d->cli->cmdline, strerror(-r));
+	if (d->cmdline.debug && d->cli->log_level < 0)
+		d->cli->log.max_level = LOG_DEBUG;
+	if (d->timeout_sec < 0)
+		d->timeout_sec = d->cmdline.timeout_sec >= 0 ? d->cmdline.timeout_sec :
+				 d->until_settled ? DEFAULT_COLDPLUG_TIMEOUT : -1;
+}
+
+static int run(struct cli *cli, int argc, char **argv, bool until_settled)
+{
+	struct daemon *d = malloc(sizeof(*d));
+	int r;
+
+	if (!d)
+		return EXIT_FAIL;
+	init_daemon(d, cli, until_settled);
+	r = parse_args(d, argc, argv);
+	if (r <= 0) {
+		free(d);
+		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	if (already_running(cli->run)) {
+		log_msg(&cli->log, LOG_ERR, "a daemon already serves %s/control", cli->run);
+		free(d);
+		return EXIT_FAIL;
+	}
+	/* the socket first: from here on no kernel event is missed */
+	r = engine_open(&d->engine, &d->cfg, &d->cmdline, &cli->log);
+	if (r == 0) {
+		apply_cmdline(d);
+		if (!d->foreground && !until_settled)
+			r = daemonize(d);
+	}
+	if (r == 0)
+		r = setup(d);
+	if (r == 0) {
+		signal_ready(d);
+		run_loop(d);
+	}
+	teardown(d);
+	r = r < 0 ? EXIT_FAIL : d->exit_code;
+	free(d);
+	return r;
+}
+
+int cmd_daemon(struct cli *cli, int argc, char **argv)
+{
+	return run(cli, argc, argv, false);
+}
+
+int cmd_coldplug(struct cli *cli, int argc, char **argv)
+{
+	return run(cli, argc, argv, true);
+}
