@@ -89,7 +89,7 @@ static void *worker_main(void *arg)
 	struct queue *q = w->q;
 
 	for (;;) {
-		struct queued_event *e;
+		struct queued_event *e = NULL;
 
 		pthread_mutex_lock(&q->lock);
 		while (!q->stopping && !(e = next_runnable(q)))
