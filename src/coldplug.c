@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef GRND_INSECURE
@@ -256,25 +258,46 @@ static int visit(struct walk *w, int dfd, const struct dirent *de, size_t len,
 	return 0;
 }
 
-/* Read the directory w->path (length len, open as dfd, which it takes). */
+/* Entries as the kernel hands them out (getdents64 has no libc wrapper). */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/*
+ * Read the directory w->path (length len, open as dfd, which it takes).
+ * getdents64 straight into a buffer: fdopendir would add two syscalls a
+ * directory, and sysfs has thousands of directories.
+ */
 static int walk_dir(struct walk *w, int dfd, size_t len, unsigned int depth)
 {
-	DIR *d = fdopendir(dfd);
-	struct dirent *de;
-	bool device = false;
+	char buf[4096] __attribute__((aligned(8)));
+	/* a device's "power" subdirectory is its PM attribute group, never a
+	 * device (a child named so would collide with it): not worth a visit */
+	bool device = faccessat(dfd, "uevent", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	bool has_uevent = false;
+	long n;
 	int r = 0;
 
-	if (!d) {
-		r = walk_error(errno);
-		close(dfd);
-		return r;
+	while (r == 0 && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; r == 0 && off < n;) {
+			struct linux_dirent64 *de = (struct linux_dirent64 *)(buf + off);
+			struct dirent d = { .d_type = de->d_type };
+
+			off += de->d_reclen;
+			if (device && strcmp(de->d_name, "power") == 0)
+				continue;
+			snprintf(d.d_name, sizeof(d.d_name), "%s", de->d_name);
+			r = visit(w, dfd, &d, len, depth, &has_uevent);
+		}
 	}
 	/* a read error ends the directory like its end does: skipped */
-	while (r == 0 && (de = readdir(d)))
-		r = visit(w, dfd, de, len, depth, &device);
-	if (r == 0 && device)
+	if (r == 0 && has_uevent)
 		r = add_device(w, dfd);
-	closedir(d);
+	close(dfd);
 	return r;
 }
 

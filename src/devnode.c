@@ -208,6 +208,29 @@ static int set_attrs(int dirfd, const char *name, const struct want *w, const st
 	return 0;
 }
 
+/*
+ * Nothing is at leaf: make the node there directly, born with mode 0 so
+ * nobody but root can open it before owner and mode are set. -EEXIST if
+ * something appeared meanwhile (the caller then takes the careful path).
+ */
+static int create_fresh(struct devnode *d, int dirfd, const char *leaf, const struct want *w)
+{
+	struct stat born = { .st_mode = 0, .st_uid = geteuid(), .st_gid = getegid() };
+	char x[ESC_MAX];
+	int r;
+
+	if (mknodat(dirfd, leaf, node_type(w->block), makedev(w->major, w->minor)) < 0)
+		return errno == EEXIST ? -EEXIST :
+		       fail(d, -errno, "mknod %s (%u:%u)", esc(x, w->devname), w->major, w->minor);
+	r = set_attrs(dirfd, leaf, w, &born);
+	if (r < 0) {
+		(void)unlinkat(dirfd, leaf, 0);
+		return fail(d, r, "create node %s", esc(x, w->devname));
+	}
+	d->stats.nodes_created++;
+	return 0;
+}
+
 /* Make the node under a scratch name, finish it, then rename it into place. */
 static int create_node(struct devnode *d, int dirfd, const char *leaf,
 		       const struct want *w, bool replace)
@@ -216,6 +239,11 @@ static int create_node(struct devnode *d, int dirfd, const char *leaf,
 	struct stat st;
 	int r;
 
+	if (!replace) {
+		r = create_fresh(d, dirfd, leaf, w);
+		if (r != -EEXIST)
+			return r;
+	}
 	tmp_name(tmp);
 	(void)unlinkat(dirfd, tmp, 0); /* left over by a crash */
 	/* born with mode 0: nobody can open it before it is finished */
@@ -350,6 +378,9 @@ static int make_link(int dirfd, const char *leaf, const char *target)
 		return state < 0 ? state : 0;
 	if (state == LINK_FOREIGN)
 		return -EEXIST;
+	/* nothing there: symlinkat is atomic on its own (the common case) */
+	if (state == LINK_ABSENT && symlinkat(target, dirfd, leaf) == 0)
+		return 0;
 	tmp_name(tmp);
 	(void)unlinkat(dirfd, tmp, 0);
 	if (symlinkat(target, dirfd, tmp) < 0)

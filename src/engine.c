@@ -96,6 +96,10 @@ static void choose_dev_mode(struct engine *e)
 
 static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev);
 
+/*
+ * Threads start with the first event that needs one (a module to load):
+ * a coldplug that only makes nodes never pays for them.
+ */
 static int start_workers(struct engine *e)
 {
 	unsigned int n = worker_count(e);
@@ -105,16 +109,20 @@ static int start_workers(struct engine *e)
 	e->mworkers = calloc(n, sizeof(*e->mworkers));
 	if (!data || !e->mworkers) {
 		free(data);
+		free(e->mworkers);
+		e->mworkers = NULL;
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		modload_worker_init(&e->mworkers[i], &e->modload);
 		data[i] = &e->mworkers[i];
 	}
-	r = queue_start(&e->queue, n, handle_event, e, data);
+	e->nmworkers = n;
+	r = queue_start(&e->queue, n, data);
 	free(data);
-	e->queue_started = r == 0;
-	log_msg(e->log, LOG_DEBUG, "%u workers", n);
+	e->workers_started = true;
+	log_msg(e->log, r < 0 ? LOG_ERR : LOG_DEBUG, "%u workers%s%s", n,
+		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 	return r;
 }
 
@@ -205,11 +213,12 @@ int engine_start(struct engine *e)
 			 e->cmdline->blacklist, e->cmdline->nblacklist, e->log);
 	if (r < 0)
 		return r;
-	r = start_workers(e);
+	r = queue_init(&e->queue, handle_event, e);
 	if (r < 0) {
-		log_msg(e->log, LOG_ERR, "cannot start workers: %s", strerror(-r));
+		log_msg(e->log, LOG_ERR, "cannot set up the event queue: %s", strerror(-r));
 		return r;
 	}
+	e->queue_started = true;
 	preload(e);
 	if (e->cfg.coldplug)
 		return begin_coldplug(e);
@@ -219,11 +228,9 @@ int engine_start(struct engine *e)
 
 void engine_close(struct engine *e)
 {
-	if (e->queue_started)
+	if (e->queue_started) {
 		queue_stop(&e->queue);
-	e->queue_started = false;
-	if (e->mworkers) {
-		for (unsigned int i = 0; i < worker_count(e); i++)
+		for (unsigned int i = 0; i < e->nmworkers; i++)
 			modload_worker_fini(&e->mworkers[i]);
 		free(e->mworkers);
 		e->mworkers = NULL;
@@ -231,6 +238,7 @@ void engine_close(struct engine *e)
 		devnode_fini(&e->devnode);
 		rules_free(&e->rules);
 	}
+	e->queue_started = false;
 	coldplug_list_free(&e->cp);
 	settle_fini(&e->settle);
 	strset_clear(&e->devices, NULL);
@@ -239,13 +247,15 @@ void engine_close(struct engine *e)
 
 /* ---- worker side ---- */
 
+static bool needs_worker(const struct uevent *ev);
+
 static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev)
 {
 	struct engine *e = ctx;
 
 	if (ev->devname)
 		(void)devnode_handle(&e->devnode, ev);
-	if (ev->action == UEVENT_ADD && ev->modalias)
+	if (needs_worker(ev) && w)
 		(void)modload_alias(w->data, ev->modalias);
 }
 
@@ -263,12 +273,39 @@ static void track_device(struct engine *e, const struct uevent *ev)
 		log_msg(e->log, LOG_ERR, "out of memory tracking %s", ev->devpath);
 }
 
+static void event_done(struct engine *e, const char *synth_uuid)
+{
+	if (synth_uuid && synth_uuid[0] && strcmp(synth_uuid, "0") != 0)
+		(void)settle_replied(&e->settle, synth_uuid);
+	e->events_handled++;
+}
+
+/* Work that may block (module loading) belongs on a worker thread. */
+static bool needs_worker(const struct uevent *ev)
+{
+	return ev->action == UEVENT_ADD && ev->modalias;
+}
+
 static void on_event(void *userdata, const struct uevent *ev)
 {
 	struct engine *e = userdata;
 
 	track_device(e, ev);
 	e->settled = false;
+	/*
+	 * The queue with immediate dispatch: an event that only touches /dev
+	 * and has no related event ahead of it is handled right here, in
+	 * SEQNUM order, without a round trip through a worker thread.
+	 */
+	if (needs_worker(ev) && !e->workers_started)
+		(void)start_workers(e);
+	if ((!needs_worker(ev) && !queue_has_related(&e->queue, ev)) ||
+	    e->queue.nworkers == 0) {
+		/* (without any thread, modules cannot be loaded: logged at start) */
+		handle_event(e, NULL, ev);
+		event_done(e, ev->synth_uuid);
+		return;
+	}
 	if (queue_push(&e->queue, ev) < 0)
 		log_msg(e->log, LOG_ERR, "out of memory queueing event %llu; dropped",
 			(unsigned long long)ev->seqnum);
@@ -320,9 +357,7 @@ void engine_on_done(struct engine *e)
 	while (ev) {
 		struct queued_event *next = ev->next;
 
-		if (ev->synth_uuid[0] && strcmp(ev->synth_uuid, "0") != 0)
-			(void)settle_replied(&e->settle, ev->synth_uuid);
-		e->events_handled++;
+		event_done(e, ev->synth_uuid);
 		free(ev);
 		ev = next;
 	}

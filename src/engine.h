@@ -58,8 +58,10 @@ struct engine {
 	bool devtmpfs;            /* the kernel manages nodes */
 	struct modload modload;
 	struct modload_worker *mworkers;
+	unsigned int nmworkers;
 	struct queue queue;
-	bool queue_started;
+	bool queue_started;       /* queue_init done (handlers set up) */
+	bool workers_started;     /* threads run (started on first need) */
 	struct settle settle;
 	struct strset devices;    /* devpaths added and not removed */
 

@@ -9,12 +9,12 @@
 #include "modload.h"
 
 #include <errno.h>
-#include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
+#include "kmod-dl.h"
 
 #define MODALIAS_MAX 1024 /* longest MODALIAS we accept from an event */
 #define MODNAME_MAX 64    /* the kernel's MODULE_NAME_LEN is 56 */
@@ -121,7 +121,8 @@ void modload_worker_init(struct modload_worker *w, struct modload *m)
 
 void modload_worker_fini(struct modload_worker *w)
 {
-	w->ctx = kmod_unref(w->ctx);
+	if (w->ctx) /* only then was libkmod loaded */
+		w->ctx = kmod_unref(w->ctx);
 }
 
 /* libkmod's errors and warnings are ours as warnings; its chatter is debug. */
@@ -153,6 +154,10 @@ static struct kmod_ctx *worker_ctx(struct modload_worker *w)
 
 	if (w->ctx)
 		return w->ctx;
+	if (kmod_dl_load() < 0) {
+		log_msg(m->log, LOG_ERR, "libkmod.so.2 cannot be loaded: no modules are loaded");
+		return NULL;
+	}
 	w->ctx = kmod_new(m->modules_dir, m->config_paths);
 	if (!w->ctx) {
 		log_msg(m->log, LOG_ERR, "cannot create kmod context for %s",

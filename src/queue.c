@@ -67,20 +67,25 @@ static void unlink_event(struct queue *q, struct queued_event *e)
 static void finish(struct queue *q, struct queued_event *e)
 {
 	uint64_t one = 1;
+	bool wake_main;
 
 	pthread_mutex_lock(&q->lock);
 	unlink_event(q, e);
 	q->queued--;
 	q->running--;
+	/* the main loop drains the whole list: wake it only for the first */
+	wake_main = q->done_head == NULL;
 	if (q->done_tail)
 		q->done_tail->next = e;
 	else
 		q->done_head = e;
 	q->done_tail = e;
 	/* a finished event may unblock its relatives */
-	pthread_cond_broadcast(&q->cond);
+	if (q->queued > q->running)
+		pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
-	(void)write(q->done_fd, &one, sizeof(one));
+	if (wake_main)
+		(void)write(q->done_fd, &one, sizeof(one));
 }
 
 static void *worker_main(void *arg)
@@ -108,8 +113,7 @@ static void *worker_main(void *arg)
 	}
 }
 
-int queue_start(struct queue *q, unsigned int n, queue_handler_fn handle,
-		void *ctx, void *const *worker_data)
+int queue_init(struct queue *q, queue_handler_fn handle, void *ctx)
 {
 	memset(q, 0, sizeof(*q));
 	pthread_mutex_init(&q->lock, NULL);
@@ -117,21 +121,22 @@ int queue_start(struct queue *q, unsigned int n, queue_handler_fn handle,
 	q->handle = handle;
 	q->ctx = ctx;
 	q->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return q->done_fd < 0 ? -errno : 0;
+}
+
+int queue_start(struct queue *q, unsigned int n, void *const *worker_data)
+{
 	q->workers = calloc(n, sizeof(*q->workers));
-	if (q->done_fd < 0 || !q->workers) {
-		queue_stop(q);
+	if (!q->workers)
 		return -ENOMEM;
-	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct queue_worker *w = &q->workers[i];
 
 		w->q = q;
 		w->index = i;
 		w->data = worker_data ? worker_data[i] : NULL;
-		if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-			queue_stop(q);
-			return -EAGAIN;
-		}
+		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+			return q->nworkers ? 0 : -EAGAIN; /* fewer workers still work */
 		q->nworkers++;
 	}
 	return 0;
@@ -192,9 +197,27 @@ int queue_push(struct queue *q, const struct uevent *ev)
 		q->head = e;
 	q->tail = e;
 	q->queued++;
-	pthread_cond_broadcast(&q->cond);
+	/* one new event needs one worker, not all of them */
+	pthread_cond_signal(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
+}
+
+bool queue_has_related(struct queue *q, const struct uevent *ev)
+{
+	bool related = false;
+
+	pthread_mutex_lock(&q->lock);
+	for (struct queued_event *e = q->head; e && !related; e = e->next) {
+		const char *dp = e->payload + e->devpath_off;
+
+		related = queue_devpaths_related(dp, ev->devpath) ||
+			  (ev->devpath_old && queue_devpaths_related(dp, ev->devpath_old)) ||
+			  (e->devpath_old_off != SIZE_MAX &&
+			   queue_devpaths_related(e->payload + e->devpath_old_off, ev->devpath));
+	}
+	pthread_mutex_unlock(&q->lock);
+	return related;
 }
 
 struct queued_event *queue_take_done(struct queue *q)

@@ -56,17 +56,24 @@ struct queue {
 	unsigned int nworkers;
 };
 
+/* An empty queue without workers (done_fd ready for polling). 0 or -errno. */
+int queue_init(struct queue *q, queue_handler_fn handle, void *ctx);
 /*
- * Start n workers. worker_data[i] (may be NULL) becomes workers[i].data.
- * Returns 0 or -errno.
+ * Start n workers; worker_data[i] (may be NULL) becomes workers[i].data.
+ * Returns 0 (also if only some could be started) or -errno.
  */
-int queue_start(struct queue *q, unsigned int n, queue_handler_fn handle,
-		void *ctx, void *const *worker_data);
+int queue_start(struct queue *q, unsigned int n, void *const *worker_data);
 /* Stop after the running events finish; waiting events are dropped. */
 void queue_stop(struct queue *q);
 
 /* Copy an accepted event in. Returns 0 or -ENOMEM. */
 int queue_push(struct queue *q, const struct uevent *ev);
+
+/*
+ * True if an event related to ev (same device, ancestor, descendant) is
+ * queued or running: ev must then wait its turn in the queue.
+ */
+bool queue_has_related(struct queue *q, const struct uevent *ev);
 
 /* Take the finished events (oldest first); caller frees each with free(). */
 struct queued_event *queue_take_done(struct queue *q);

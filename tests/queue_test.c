@@ -72,7 +72,8 @@ ATF_TC_BODY(related_in_order_unrelated_parallel, tc)
 	struct queue q;
 	int p1, c2, p3, u4;
 
-	ATF_REQUIRE_EQ(queue_start(&q, 4, handler, &r, NULL), 0);
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 4, NULL), 0);
 	push(&q, "add", "/devices/p", 1, "0");
 	push(&q, "add", "/devices/p/c", 2, "0");
 	push(&q, "change", "/devices/p", 3, "0");
@@ -97,7 +98,8 @@ ATF_TC_BODY(done_list_carries_uuid, tc)
 	struct queued_event *done, *e;
 	int n = 0;
 
-	ATF_REQUIRE_EQ(queue_start(&q, 2, handler, &r, NULL), 0);
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 2, NULL), 0);
 	push(&q, "add", "/devices/a", 10, "12345678-1234-1234-1234-123456789abc");
 	push(&q, "add", "/devices/b", 11, "0");
 	wait_idle(&q);
