@@ -19,6 +19,8 @@
 #include "cli.h"
 #include "control.h"
 #include "engine.h"
+#include "info.h"
+#include "wait.h"
 #include "status.h"
 
 #define MAX_CLIENTS 16
@@ -27,6 +29,7 @@
 struct client {
 	int fd;
 	bool awaits_settle;
+	char awaits_name[WAIT_NAME_MAX]; /* initdev wait: "" if not waiting */
 	bool refused;   /* not root: answered with an error, then dropped */
 	uid_t uid;
 };
@@ -38,6 +41,10 @@ struct daemon {
 	struct engine_config cfg;
 	bool foreground;
 	bool until_settled;   /* initdev coldplug */
+	const char *until_found; /* initdev wait without a daemon: the name */
+	const char *wait_spec;
+	char wait_name[WAIT_NAME_MAX];
+	char found[PATH_MAX];
 	int timeout_sec;      /* -1: none */
 	uint64_t deadline;
 	bool deadline_reported;
@@ -135,6 +142,10 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 			return -1;
 		}
 	}
+	if (d->until_found && optind == argc - 1) {
+		d->until_found = argv[optind]; /* the SPEC, turned into a name later */
+		return 1;
+	}
 	if (optind < argc) {
 		usage(stderr, d->until_settled);
 		return -1;
@@ -174,6 +185,26 @@ static const char *status_reply(struct daemon *d, bool json)
 	return d->reply;
 }
 
+static const char *devices_reply(struct daemon *d)
+{
+	struct reply_buf r = { d->reply, sizeof(d->reply), 0 };
+
+	append_line(&r, "OK");
+	wait_describe_devices(&d->engine, append_line, &r);
+	return d->reply;
+}
+
+static const char *info_reply(struct daemon *d, const char *name)
+{
+	int r;
+
+	memcpy(d->reply, "OK\n", 3);
+	r = info_properties(&d->engine, name, d->reply + 3, sizeof(d->reply) - 3);
+	if (r < 0)
+		snprintf(d->reply, sizeof(d->reply), "ERR %s", strerror(-r));
+	return d->reply;
+}
+
 /* Returns the reply, or NULL when the reply is deferred (settle). */
 static const char *handle_request(struct daemon *d, struct client *c, const char *req)
 {
@@ -183,6 +214,18 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 		return status_reply(d, req[6] != '\0');
 	if (strcmp(req, "pending") == 0)
 		return pending_reply(d);
+	if (strncmp(req, "wait ", 5) == 0) {
+		if (strlen(req + 5) >= sizeof(c->awaits_name))
+			return "ERR name too long";
+		memcpy(c->awaits_name, req + 5, strlen(req + 5) + 1);
+		return NULL; /* answered by notify_found */
+	}
+	if (strcmp(req, "devices") == 0)
+		return devices_reply(d);
+	if (strcmp(req, "coldplug") == 0)
+		return engine_coldplug(&d->engine) == 0 ? "OK" : "ERR coldplug failed";
+	if (strncmp(req, "info ", 5) == 0)
+		return info_reply(d, req + 5);
 	if (strcmp(req, "exit") == 0) {
 		d->stop = true;
 		return "OK exiting";
@@ -201,11 +244,12 @@ static void drop_client(struct client *c)
 	close(c->fd);
 	c->fd = -1;
 	c->awaits_settle = false;
+	c->awaits_name[0] = '\0';
 }
 
 static void serve_client(struct daemon *d, struct client *c)
 {
-	char req[256];
+	char req[4352];
 	const char *reply;
 	int n;
 
@@ -261,6 +305,23 @@ static void notify_settled(struct daemon *d)
 	}
 }
 
+static void notify_found(struct daemon *d)
+{
+	char devname[PATH_MAX], msg[PATH_MAX + 8];
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &d->clients[i];
+
+		if (c->fd < 0 || !c->awaits_name[0] ||
+		    !wait_found(&d->engine, c->awaits_name, devname, sizeof(devname)))
+			continue;
+		c->awaits_name[0] = '\0';
+		snprintf(msg, sizeof(msg), "OK %s", devname);
+		if (control_send(c->fd, msg) < 0)
+			drop_client(c);
+	}
+}
+
 /* ---- the loop ---- */
 
 static int make_signal_fd(void)
@@ -287,11 +348,24 @@ static void print_pending_line(void *u, const char *line)
 	log_msg(log, LOG_WARNING, "pending: %s", line);
 }
 
+static void print_device_line(void *u, const char *line)
+{
+	fprintf(stderr, "  %s\n", line);
+}
+
 static void deadline_passed(struct daemon *d)
 {
 	if (d->deadline_reported)
 		return;
 	d->deadline_reported = true;
+	if (d->until_found) {
+		fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
+			d->wait_spec, d->timeout_sec);
+		wait_describe_devices(&d->engine, print_device_line, NULL);
+		d->exit_code = EXIT_FAIL;
+		d->stop = true;
+		return;
+	}
 	log_msg(&d->cli->log, LOG_WARNING, "not settled after %d s", d->timeout_sec);
 	engine_describe_pending(&d->engine, print_pending_line, &d->cli->log);
 	if (d->until_settled) {
@@ -358,7 +432,11 @@ static void run_loop(struct daemon *d)
 	while (!d->stop) {
 		engine_step(&d->engine);
 		notify_settled(d);
-		if (d->until_settled && d->engine.settled)
+		notify_found(d);
+		if (d->until_found &&
+		    wait_found(&d->engine, d->until_found, d->found, sizeof(d->found)))
+			break;
+		if (d->until_settled && !d->until_found && d->engine.settled)
 			break;
 		size_t n = build_pollset(d, p, owner);
 		int r = poll(p, n, poll_timeout(d));
@@ -529,6 +607,8 @@ static void apply_cmdline(struct daemon *d)
 				 d->until_settled ? DEFAULT_COLDPLUG_TIMEOUT : -1;
 }
 
+static int run_engine(struct daemon *d);
+
 static int run(struct cli *cli, int argc, char **argv, bool until_settled)
 {
 	struct daemon *d = malloc(sizeof(*d));
@@ -542,9 +622,21 @@ static int run(struct cli *cli, int argc, char **argv, bool until_settled)
 		free(d);
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
 	}
+	r = run_engine(d);
+	free(d);
+	return r;
+}
+
+/* Bind, set up, loop, tear down. The exit code; frees nothing of d itself. */
+static int run_engine(struct daemon *d)
+{
+	struct cli *cli = d->cli;
+	bool until_settled = d->until_settled;
+	int r;
+
 	if (already_running(cli->run)) {
 		log_msg(&cli->log, LOG_ERR, "a daemon already serves %s/control", cli->run);
-		free(d);
+		cmdline_free(&d->cmdline);
 		return EXIT_FAIL;
 	}
 	/* the socket first: from here on no kernel event is missed */
@@ -561,14 +653,94 @@ static int run(struct cli *cli, int argc, char **argv, bool until_settled)
 		run_loop(d);
 	}
 	teardown(d);
-	r = r < 0 ? EXIT_FAIL : d->exit_code;
-	free(d);
-	return r;
+	return r < 0 ? EXIT_FAIL : d->exit_code;
 }
 
 int cmd_daemon(struct cli *cli, int argc, char **argv)
 {
 	return run(cli, argc, argv, false);
+}
+
+static void print_line(void *u, const char *line)
+{
+	fprintf(stderr, "  %s\n", line);
+}
+
+/* With a running daemon: ask it. Returns an exit code, or -1 if there is none. */
+static int wait_with_daemon(struct daemon *d)
+{
+	static char reply[CONTROL_MSG_MAX];
+	char req[WAIT_NAME_MAX + 8];
+	int fd = control_connect(d->cli->run), r;
+
+	if (fd < 0)
+		return -1;
+	snprintf(req, sizeof(req), "wait %s", d->wait_name);
+	r = control_send(fd, req);
+	if (r == 0)
+		r = control_recv(fd, reply, sizeof(reply), d->timeout_sec * 1000);
+	close(fd);
+	if (r > 0 && strncmp(reply, "OK ", 3) == 0) {
+		printf("%s/%s\n", d->cli->dev, reply + 3);
+		return EXIT_OK;
+	}
+	fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
+		d->wait_spec, d->timeout_sec);
+	fd = control_connect(d->cli->run);
+	if (fd >= 0 && control_send(fd, "devices") == 0 &&
+	    control_recv(fd, reply, sizeof(reply), 5000) > 0) {
+		char *body = strchr(reply, '\n');
+
+		for (char *line = body ? strtok(body + 1, "\n") : NULL; line; line = strtok(NULL, "\n"))
+			print_line(NULL, line);
+	}
+	if (fd >= 0)
+		close(fd);
+	return EXIT_FAIL;
+}
+
+int cmd_wait(struct cli *cli, int argc, char **argv)
+{
+	struct daemon *d = malloc(sizeof(*d));
+	const char *why;
+	int r;
+
+	if (!d)
+		return EXIT_FAIL;
+	init_daemon(d, cli, true);
+	d->until_found = "";
+	r = parse_args(d, argc, argv);
+	if (r > 0 && !d->until_found[0]) {
+		fprintf(stderr, "usage: initdev wait [--timeout S] /dev/PATH|UUID=|LABEL=|PARTUUID=|PARTLABEL=|MAJ:MIN\n");
+		r = -1;
+	}
+	if (r > 0) {
+		d->wait_spec = d->until_found;
+		if (wait_spec_name(d->wait_spec, d->wait_name, sizeof(d->wait_name), &why) < 0) {
+			fprintf(stderr, "initdev wait: bad spec: %s\n", why);
+			r = -1;
+		}
+	}
+	if (r <= 0) {
+		cmdline_free(&d->cmdline);
+		free(d);
+		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	d->until_found = d->wait_name;
+	if (d->timeout_sec < 0)
+		d->timeout_sec = DEFAULT_COLDPLUG_TIMEOUT;
+	r = wait_with_daemon(d);
+	if (r >= 0) {
+		cmdline_free(&d->cmdline);
+		free(d);
+		return r;
+	}
+	/* no daemon: run the engine here until the device is there */
+	r = run_engine(d);
+	if (r == EXIT_OK && d->found[0])
+		printf("%s/%s\n", cli->dev, d->found);
+	free(d);
+	return r;
 }
 
 int cmd_coldplug(struct cli *cli, int argc, char **argv)

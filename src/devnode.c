@@ -856,3 +856,38 @@ void devnode_snapshot(struct devnode *d, struct devnode_stats *s)
 	*s = d->stats;
 	pthread_mutex_unlock(&d->lock);
 }
+
+struct find_ctx {
+	const char *devname;
+	char *devpath;
+	size_t size;
+	struct devnode_record *out;
+	bool found;
+};
+
+static bool find_one(void *userdata, const char *devpath, void *value)
+{
+	struct find_ctx *c = userdata;
+	const struct record *rec = value;
+
+	if (strcmp(rec->pub.devname, c->devname) != 0)
+		return true;
+	snprintf(c->devpath, c->size, "%s", devpath);
+	c->out->devname = NULL; /* the copy must not outlive the lock */
+	c->out->major = rec->pub.major;
+	c->out->minor = rec->pub.minor;
+	c->out->block = rec->pub.block;
+	c->found = true;
+	return false;
+}
+
+bool devnode_find(struct devnode *d, const char *devname, char *devpath, size_t size,
+		  struct devnode_record *out)
+{
+	struct find_ctx c = { devname, devpath, size, out, false };
+
+	pthread_mutex_lock(&d->lock);
+	strset_foreach(&d->devices, find_one, &c);
+	pthread_mutex_unlock(&d->lock);
+	return c.found;
+}

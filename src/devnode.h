@@ -57,6 +57,14 @@ int devnode_handle(struct devnode *d, const struct uevent *ev);
 
 /* Devices that currently have a node. */
 size_t devnode_count(struct devnode *d);
+/*
+ * The device whose node is devname (relative to the root): its devpath into
+ * devpath (size bytes) and its number and type into out (out->devname is
+ * left NULL). False if no recorded device has that node.
+ */
+bool devnode_find(struct devnode *d, const char *devname, char *devpath, size_t size,
+		  struct devnode_record *out);
+
 /* The counters, read under the lock. */
 void devnode_snapshot(struct devnode *d, struct devnode_stats *s);
 

@@ -28,6 +28,7 @@ struct ids {
 	char serial[USTR_VALUE_MAX];        /* ID_SERIAL */
 	char usb_serial[USTR_VALUE_MAX];    /* ID_USB_SERIAL */
 	char wwn[80];                       /* ID_WWN_WITH_EXTENSION */
+	bool unknown;                       /* ata_id would have run, we cannot */
 	char (*names)[PATH_ID_NAME_MAX];
 	size_t n, max;
 };
@@ -617,24 +618,47 @@ static bool on_usb(const struct ids *x)
 	return false;
 }
 
+/* A SCSI device on a libata port (ATA, or ATAPI behind AHCI/PATA). */
+static bool on_libata(const struct ids *x, const char *sdev)
+{
+	char host[SYSDEV_PATH_MAX], port[SYSDEV_PATH_MAX], name[SYSDEV_NAME_MAX];
+	unsigned int n;
+
+	if (sysdev_find_parent(x->root, sdev, "scsi", "scsi_host", host, sizeof(host)) < 0 ||
+	    sysdev_parent(x->root, host, port, sizeof(port)) < 0)
+		return false;
+	sysdev_sysname(port, name);
+	return sscanf(name, "ata%u", &n) == 1;
+}
+
+/*
+ * One ata_id rule. Without libata's copy of IDENTIFY we cannot tell whether
+ * udev's ata_id (SG_IO ATA pass-through) succeeded: for an "ATA" vendor (SATA
+ * behind SAS or a USB bridge) or a libata device we then stop guessing,
+ * rather than fall through to scsi_id and name it differently from udev.
+ */
+static void ata_rule(struct ids *x, const char *sdev, bool expect_ata)
+{
+	if (!ata_id(x, sdev) && (expect_ata || on_libata(x, sdev)))
+		x->unknown = true;
+}
+
 static void scsi_disk_ids(struct ids *x)
 {
-	char sdev[SYSDEV_PATH_MAX], v[SYSDEV_ATTR_MAX + 1];
+	char sdev[SYSDEV_PATH_MAX];
 	bool usb = on_usb(x);
 
 	/* ata_id for ATA disks, ATAPI (SPC-3 or later) and fixed USB disks */
 	if (scsi_parent_with(x, "vendor", "ATA", NULL, NULL, sdev))
-		ata_id(x, sdev);
-	if (!x->serial[0] && scsi_parent_with(x, "type", "5", "scsi_level", "[6-9]*", sdev))
-		ata_id(x, sdev);
-	/* behind USB ata_id needs SG_IO pass-through: sysfs has no IDENTIFY */
-	if (!x->serial[0] && usb && attr(x, x->dev, "removable", v) >= 0 &&
-	    (ustr_trim_trailing(v), strcmp(v, "0") == 0) &&
-	    sysdev_find_parent(x->root, x->dev, "scsi", "scsi_device", sdev, sizeof(sdev)) == 0)
-		ata_id(x, sdev);
+		ata_rule(x, sdev, true);
+	if (!x->serial[0] && !x->unknown &&
+	    scsi_parent_with(x, "type", "5", "scsi_level", "[6-9]*", sdev))
+		ata_rule(x, sdev, false);
+	/* behind USB, ata_id needs a SAT bridge: unknowable, and the usb- name
+	 * below is udev's either way */
 	if (usb)
 		usb_id(x);
-	if (!x->serial[0])
+	if (!x->serial[0] && !x->unknown)
 		scsi_id(x);
 	if (x->serial[0])
 		add_pair(x, "", x->bus, "-", x->serial);

@@ -194,6 +194,12 @@ static int begin_coldplug(struct engine *e)
 	return 0;
 }
 
+int engine_coldplug(struct engine *e)
+{
+	/* already walking: the running pass covers the request */
+	return e->cp_active ? 0 : begin_coldplug(e);
+}
+
 int engine_start(struct engine *e)
 {
 	int r;
@@ -209,6 +215,13 @@ int engine_start(struct engine *e)
 		log_msg(e->log, LOG_ERR, "%s: %s", e->cfg.dev, strerror(-r));
 		return r;
 	}
+	r = links_init(&e->links, e->devnode.devfd, e->log);
+	if (r < 0) {
+		log_msg(e->log, LOG_ERR, "%s/disk: %s", e->cfg.dev, strerror(-r));
+		return r;
+	}
+	e->links_ready = true;
+	e->disk = (struct disk_ctx){ e->cfg.sysfs, e->devnode.devfd, &e->links, e->log };
 	r = modload_init(&e->modload, e->cfg.modules_dir, e->cfg.modprobe_d,
 			 e->cmdline->blacklist, e->cmdline->nblacklist, e->log);
 	if (r < 0)
@@ -235,6 +248,8 @@ void engine_close(struct engine *e)
 		free(e->mworkers);
 		e->mworkers = NULL;
 		modload_fini(&e->modload);
+		if (e->links_ready)
+			links_fini(&e->links);
 		devnode_fini(&e->devnode);
 		rules_free(&e->rules);
 	}
@@ -255,7 +270,8 @@ static void handle_event(void *ctx, struct queue_worker *w, const struct uevent 
 
 	if (ev->devname)
 		(void)devnode_handle(&e->devnode, ev);
-	if (needs_worker(ev) && w)
+	disk_handle(&e->disk, ev);
+	if (ev->action == UEVENT_ADD && ev->modalias && w)
 		(void)modload_alias(w->data, ev->modalias);
 }
 
@@ -280,10 +296,14 @@ static void event_done(struct engine *e, const char *synth_uuid)
 	e->events_handled++;
 }
 
-/* Work that may block (module loading) belongs on a worker thread. */
+/* Work that may block (module loading, reading a disk) belongs on a worker. */
 static bool needs_worker(const struct uevent *ev)
 {
-	return ev->action == UEVENT_ADD && ev->modalias;
+	if (ev->action == UEVENT_ADD && ev->modalias)
+		return true;
+	return strcmp(ev->subsystem, "block") == 0 && ev->devname &&
+	       (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE ||
+		ev->action == UEVENT_MOVE);
 }
 
 static void on_event(void *userdata, const struct uevent *ev)
@@ -509,4 +529,63 @@ void engine_describe_pending(struct engine *e, void (*emit)(void *u, const char 
 		snprintf(line, sizeof(line), "events queued or running: %zu", n);
 		emit(u, line);
 	}
+}
+
+struct props_ctx {
+	const char *devpath;
+	struct links_device_info info;
+	bool found;
+};
+
+static void find_block(void *u, const char *devpath, const struct links_device_info *info)
+{
+	struct props_ctx *c = u;
+
+	if (!c->found && strcmp(devpath, c->devpath) == 0) {
+		c->info = *info;
+		c->found = true;
+	}
+}
+
+static void put_prop(char *buf, size_t size, size_t *len, const char *key, const char *value)
+{
+	int n;
+
+	if (!value[0] || *len >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "%s=%s\n", key, value);
+	if (n > 0 && (size_t)n < size - *len)
+		*len += (size_t)n;
+}
+
+void engine_block_properties(struct engine *e, const char *devpath, char *buf,
+			     size_t size, size_t *len)
+{
+	struct props_ctx c = { .devpath = devpath };
+	const struct probe_result *p = &c.info.probe;
+	char num[16];
+
+	if (!e->links_ready)
+		return;
+	links_foreach_device(&e->links, find_block, &c);
+	if (!c.found || !c.info.probed)
+		return;
+	put_prop(buf, size, len, "ID_FS_TYPE", p->fs_type);
+	put_prop(buf, size, len, "ID_FS_USAGE", p->fs_usage);
+	put_prop(buf, size, len, "ID_FS_VERSION", p->fs_version);
+	put_prop(buf, size, len, "ID_FS_UUID", p->fs_uuid);
+	put_prop(buf, size, len, "ID_FS_UUID_ENC", p->fs_uuid_enc);
+	put_prop(buf, size, len, "ID_FS_UUID_SUB", p->fs_uuid_sub);
+	put_prop(buf, size, len, "ID_FS_LABEL", p->fs_label);
+	put_prop(buf, size, len, "ID_FS_LABEL_ENC", p->fs_label_enc);
+	put_prop(buf, size, len, "ID_PART_TABLE_TYPE", p->pt_type);
+	put_prop(buf, size, len, "ID_PART_TABLE_UUID", p->pt_uuid);
+	if (!p->has_part_entry)
+		return;
+	put_prop(buf, size, len, "ID_PART_ENTRY_SCHEME", p->part_scheme);
+	put_prop(buf, size, len, "ID_PART_ENTRY_UUID", p->part_uuid);
+	put_prop(buf, size, len, "ID_PART_ENTRY_NAME", p->part_name_enc);
+	put_prop(buf, size, len, "ID_PART_ENTRY_TYPE", p->part_type);
+	snprintf(num, sizeof(num), "%u", p->part_number);
+	put_prop(buf, size, len, "ID_PART_ENTRY_NUMBER", num);
 }

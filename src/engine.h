@@ -13,7 +13,9 @@
 #include "cmdline.h"
 #include "coldplug.h"
 #include "devnode.h"
+#include "disk.h"
 #include "gate.h"
+#include "links.h"
 #include "log.h"
 #include "modload.h"
 #include "queue.h"
@@ -56,6 +58,9 @@ struct engine {
 	struct rules rules;
 	struct devnode devnode;
 	bool devtmpfs;            /* the kernel manages nodes */
+	struct links links;       /* /dev/disk/by-* */
+	struct disk_ctx disk;
+	bool links_ready;
 	struct modload modload;
 	struct modload_worker *mworkers;
 	unsigned int nmworkers;
@@ -92,6 +97,17 @@ int engine_open(struct engine *e, const struct engine_config *cfg,
 int engine_start(struct engine *e);
 
 void engine_close(struct engine *e);
+
+/* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
+int engine_coldplug(struct engine *e);
+
+/*
+ * Append the block-device properties (ID_FS_*, ID_PART_ENTRY_*,
+ * ID_PART_TABLE_*) known for devpath as KEY=VALUE lines to buf, advancing
+ * *len. Nothing if devpath is not a probed block device.
+ */
+void engine_block_properties(struct engine *e, const char *devpath, char *buf,
+			     size_t size, size_t *len);
 
 /* The socket is readable: take in what the kernel sent. */
 void engine_on_socket(struct engine *e);

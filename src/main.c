@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* initdev: parse global options, pick the subcommand, run it. */
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ static const struct command commands[] = {
 	{ "settle", cmd_settle, "wait until the daemon has settled" },
 	{ "status", cmd_status, "print the daemon's counts and phase" },
 	{ "exit", cmd_exit, "stop the daemon" },
+	{ "wait", cmd_wait, "wait for a device: /dev/PATH, UUID=, LABEL=, PARTUUID=, PARTLABEL=, MAJ:MIN" },
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
 };
 
@@ -82,12 +84,35 @@ static int parse_global(struct cli *cli, enum log_target *target, int argc, char
 	return 1;
 }
 
+/* Installed as udevadm or systemd-udevd in a dracut image: act as those. */
+static int run_as_udev(struct cli *cli, int argc, char **argv)
+{
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	int r;
+
+	if (strcmp(name, "udevadm") != 0 && strcmp(name, "systemd-udevd") != 0)
+		return -1;
+	/* udevadm has no --run: tests point both sides elsewhere with this */
+	if (getenv("INITDEV_RUN_DIR"))
+		cli->run = getenv("INITDEV_RUN_DIR");
+	if (getenv("INITDEV_DEV_DIR"))
+		cli->dev = getenv("INITDEV_DEV_DIR");
+	log_init(&cli->log, LOG_TARGET_AUTO, LOG_NOTICE);
+	r = name[0] == 'u' ? cmd_udevadm(cli, argc, argv) : cmd_systemd_udevd(cli, argc, argv);
+	log_close(&cli->log);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { .sysfs = "/sys", .dev = "/dev", .run = "/run/initdev",
 			   .cmdline = "/proc/cmdline", .log_level = -1 };
 	enum log_target target = LOG_TARGET_AUTO;
-	int r = parse_global(&cli, &target, argc, argv);
+	int r = argc > 0 ? run_as_udev(&cli, argc, argv) : -1;
+
+	if (r >= 0)
+		return r;
+	r = parse_global(&cli, &target, argc, argv);
 
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;

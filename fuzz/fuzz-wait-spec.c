@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: `initdev wait SPEC` parsing (SPEC comes from root= on
+ * the kernel command line). A name must stay one path below /dev. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wait.h"
+
+static void check_name(const char *name)
+{
+	/* no absolute path, no "." or ".." component, no empty component */
+	if (name[0] == '/' || name[0] == '\0')
+		abort();
+	for (const char *c = name; *c;) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			abort();
+		c += len + (c[len] == '/');
+	}
+	/* tag values are encoded: never more than one component after by-xxx */
+	if (strncmp(name, "disk/", 5) == 0 && strchr(strchr(name + 5, '/') + 1, '/'))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char spec[2048], name[WAIT_NAME_MAX];
+	const char *why;
+
+	if (size >= sizeof(spec))
+		return 0;
+	memcpy(spec, data, size);
+	spec[size] = '\0';
+	if (wait_spec_name(spec, name, sizeof(name), &why) == 0)
+		check_name(name);
+	else if (!why || !why[0])
+		abort(); /* a refusal always says why */
+	return 0;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#include "disk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "disk-id.h"
+#include "escape.h"
+#include "path-id.h"
+
+/* The KERNEL== list of 60-persistent-storage.rules (systemd 252). */
+static const char *const storage_globs[] = {
+	"loop*", "mmcblk*[0-9]", "msblk*[0-9]", "mspblk*[0-9]", "nvme*", "sd*", "sr*",
+	"vd*", "xvd*", "bcache*", "cciss*", "dasd*", "ubd*", "ubi*", "scm*", "pmem*",
+	"nbd*", "zd*",
+};
+
+bool disk_is_storage(const char *sysname)
+{
+	for (size_t i = 0; i < sizeof(storage_globs) / sizeof(storage_globs[0]); i++)
+		if (fnmatch(storage_globs[i], sysname, 0) == 0)
+			return true;
+	return false;
+}
+
+static void add(char names[][LINK_NAME_MAX], size_t *n, const char *dir,
+		const char *name, const char *suffix)
+{
+	if (*n >= DISK_NAMES_MAX || !name[0])
+		return;
+	if ((size_t)snprintf(names[*n], LINK_NAME_MAX, "%s/%s%s", dir, name, suffix) < LINK_NAME_MAX)
+		(*n)++;
+}
+
+static bool usage_links(const struct probe_result *p)
+{
+	return p->has_fs && (strcmp(p->fs_usage, "filesystem") == 0 ||
+			     strcmp(p->fs_usage, "other") == 0 || strcmp(p->fs_usage, "crypto") == 0);
+}
+
+/* The trailing number of a partition's kernel name: sda1 -> 1, nvme0n1p2 -> 2. */
+static const char *partition_number(const char *sysname)
+{
+	const char *p = sysname + strlen(sysname);
+
+	while (p > sysname && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p;
+}
+
+/* by-id and by-path: computed on the whole disk, suffixed for partitions. */
+static void hardware_names(const char *sysfs, const struct uevent *ev, bool partition,
+			   char names[][LINK_NAME_MAX], size_t *n)
+{
+	char disk[PATH_MAX], found[PATH_ID_LINKS_MAX + DISK_ID_MAX][PATH_ID_NAME_MAX];
+	char suffix[32] = "";
+	const char *sysname = strrchr(ev->devpath, '/') + 1;
+	int k;
+
+	snprintf(disk, sizeof(disk), "%s", ev->devpath);
+	if (partition) {
+		*strrchr(disk, '/') = '\0'; /* a partition lives in its disk's directory */
+		snprintf(suffix, sizeof(suffix), "-part%s", partition_number(sysname));
+	}
+	k = disk_ids(sysfs, disk, found, DISK_ID_MAX);
+	for (int i = 0; i < k; i++)
+		add(names, n, "by-id", found[i], suffix);
+	k = path_id_links(sysfs, disk, found, PATH_ID_LINKS_MAX);
+	for (int i = 0; i < k; i++)
+		add(names, n, "by-path", found[i], suffix);
+}
+
+size_t disk_link_names(const char *sysfs, const struct uevent *ev,
+		       const struct probe_result *p, char names[][LINK_NAME_MAX])
+{
+	bool partition = ev->devtype && strcmp(ev->devtype, "partition") == 0;
+	size_t n = 0;
+
+	if (!disk_is_storage(strrchr(ev->devpath, '/') + 1))
+		return 0;
+	if (p && usage_links(p)) {
+		add(names, &n, "by-uuid", p->fs_uuid_enc, "");
+		add(names, &n, "by-label", p->fs_label_enc, "");
+	}
+	if (p && p->has_part_entry) {
+		add(names, &n, "by-partuuid", p->part_uuid, "");
+		if (strcmp(p->part_scheme, "gpt") == 0)
+			add(names, &n, "by-partlabel", p->part_name_enc, "");
+	}
+	if (!partition && ev->has_diskseq) {
+		char seq[24];
+
+		snprintf(seq, sizeof(seq), "%llu", (unsigned long long)ev->diskseq);
+		add(names, &n, "by-diskseq", seq, "");
+	}
+	hardware_names(sysfs, ev, partition, names, &n);
+	return n;
+}
+
+/* Open the node read-only below the root, checking it is this device. */
+static int open_node(struct disk_ctx *c, const struct uevent *ev)
+{
+	struct stat st;
+	int fd = openat(c->devfd, ev->devname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	    st.st_rdev != makedev(ev->major, ev->minor)) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
+static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
+{
+	static __thread char names[DISK_NAMES_MAX][LINK_NAME_MAX];
+	const char *ptrs[DISK_NAMES_MAX];
+	struct links_device_info info = { .major = ev->major, .minor = ev->minor };
+	int fd = open_node(c, ev), r = fd;
+	size_t n;
+
+	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
+	info.partition = ev->devtype && strcmp(ev->devtype, "partition") == 0;
+	if (fd >= 0) {
+		r = probe_fd(fd, &info.probe);
+		close(fd);
+	}
+	info.probed = r == 0;
+	if (r < 0 && r != -ENOMEDIUM)
+		log_msg(c->log, LOG_WARNING, "probe %s: %s; no filesystem links for it",
+			ev->devname, strerrordesc_np(-r));
+	n = disk_link_names(c->sysfs, ev, info.probed ? &info.probe : NULL, names);
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = names[i];
+	(void)links_update(c->links, ev->devpath, &info, 0, ptrs, n);
+}
+
+void disk_handle(struct disk_ctx *c, const struct uevent *ev)
+{
+	if (strcmp(ev->subsystem, "block") != 0)
+		return;
+	if (ev->action == UEVENT_REMOVE) {
+		(void)links_remove(c->links, ev->devpath);
+		return;
+	}
+	if (ev->action == UEVENT_MOVE && ev->devpath_old)
+		(void)links_remove(c->links, ev->devpath_old);
+	if (!ev->devname || !ev->has_devnum)
+		return;
+	if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE || ev->action == UEVENT_MOVE)
+		probe_and_link(c, ev);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probing a block device with libblkid's low-level API (no cache file):
+ * superblock TYPE, USAGE, UUID, LABEL and partition entry details, raw and
+ * encoded exactly as udev's blkid builtin exports them (ID_FS_*_ENC).
+ * Everything read from the device is hostile: a USB stick carries any label.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PROBE_VALUE_MAX 256  /* raw values are cut here (a label is <= 255) */
+#define PROBE_ENC_MAX (4 * PROBE_VALUE_MAX) /* \xNN escaping quadruples */
+
+struct probe_result {
+	/* filesystem (or other superblock: swap, LUKS, raid member...) */
+	bool has_fs;
+	char fs_type[32];                  /* ID_FS_TYPE */
+	char fs_usage[16];                 /* ID_FS_USAGE: filesystem, other, crypto, raid */
+	char fs_version[32];               /* ID_FS_VERSION */
+	char fs_uuid[PROBE_VALUE_MAX];     /* ID_FS_UUID (raw, made safe as udev does) */
+	char fs_uuid_enc[PROBE_ENC_MAX];   /* ID_FS_UUID_ENC (blkid_encode_string) */
+	char fs_uuid_sub[PROBE_VALUE_MAX]; /* ID_FS_UUID_SUB */
+	char fs_label[PROBE_VALUE_MAX];    /* ID_FS_LABEL (raw, made safe as udev does) */
+	char fs_label_enc[PROBE_ENC_MAX];  /* ID_FS_LABEL_ENC */
+	/* partition table on a whole disk */
+	char pt_type[16];                  /* ID_PART_TABLE_TYPE: gpt, dos */
+	char pt_uuid[64];                  /* ID_PART_TABLE_UUID */
+	/* this device's entry in its disk's partition table */
+	bool has_part_entry;
+	char part_scheme[16];              /* ID_PART_ENTRY_SCHEME */
+	char part_uuid[64];                /* ID_PART_ENTRY_UUID */
+	char part_name[PROBE_VALUE_MAX];   /* raw PART_ENTRY_NAME */
+	char part_name_enc[PROBE_ENC_MAX]; /* ID_PART_ENTRY_NAME (udev exports it encoded) */
+	char part_type[64];                /* ID_PART_ENTRY_TYPE */
+	unsigned int part_number;          /* ID_PART_ENTRY_NUMBER */
+};
+
+/*
+ * Probe the open block device fd (read-only). Returns 0 (possibly with
+ * nothing found: has_fs false), -EIO/-errno if it could not be read, or
+ * -EUCLEAN if the superblocks contradict each other (ambivalent probe, as
+ * udev reports it: no ID_FS_* then).
+ */
+int probe_fd(int fd, struct probe_result *out);
+
+/*
+ * Encode like blkid_encode_string (a wrapper so callers need not link blkid).
+ * Returns 0, -E2BIG if in is longer than PROBE_VALUE_MAX - 1 bytes, -ENOSPC
+ * if the result does not fit size (out is "" on any error).
+ */
+int probe_encode(const char *in, char *out, size_t size);
