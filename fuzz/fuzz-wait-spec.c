@@ -7,8 +7,10 @@
 
 #include "wait.h"
 
-static void check_name(const char *name)
+static void check_name(const char *spec, const char *name)
 {
+	int slashes = 0;
+
 	/* no absolute path, no "." or ".." component, no empty component */
 	if (name[0] == '/' || name[0] == '\0')
 		abort();
@@ -20,10 +22,14 @@ static void check_name(const char *name)
 			abort();
 		c += len + (c[len] == '/');
 	}
-	/* tag values are encoded: never more than one component after by-xxx */
-	if (strncmp(name, "disk/", 5) == 0 && strchr(strchr(name + 5, '/') + 1, '/'))
+	/* tag values are encoded: exactly disk/by-xxx/ONE-COMPONENT */
+	for (const char *c = name; *c; c++)
+		slashes += *c == '/';
+	if (strchr(spec, '=') && spec[0] != '/' && slashes != 2)
 		abort();
 }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(spec, data, size);
 	spec[size] = '\0';
 	if (wait_spec_name(spec, name, sizeof(name), &why) == 0)
-		check_name(name);
+		check_name(spec, name);
 	else if (!why || !why[0])
 		abort(); /* a refusal always says why */
 	return 0;
