@@ -14,12 +14,20 @@
  *   usb-<vendor>_<model>[_<serial>][-<target>:<lun>]   usb_id, all sysfs
  *   mmc-, memstick-, pmem-, ieee1394-  plain attributes
  *
- * What sysfs cannot tell (the names are then missing, never different):
- * ata-/wwn- of a SATA disk behind a USB bridge (ata_id's ATA pass-through),
- * scsi-/wwn- of a SCSI device the kernel did not read VPD pages from (SCSI
- * level below SPC-2, usb-storage's skip_vpd_pages) or whose page 0x83 is
- * longer than 254 bytes, cciss-, and names udev would write with a '/' in
- * them (a '/' in a virtio serial becomes a subdirectory in udev's tree).
+ * What sysfs cannot tell (the names are then missing, not different):
+ * - ata-/wwn- of an "ATA" disk not on libata (SATA behind a SAS HBA or a
+ *   USB SAT bridge: udev's ata_id reaches IDENTIFY by ATA pass-through);
+ *   for USB the usb- name is still made, and it is udev's too;
+ * - scsi-/wwn- of a SCSI device whose VPD pages the kernel did not cache
+ *   (SCSI level below SPC-2, usb-storage's skip_vpd_pages, and CD-ROMs:
+ *   Linux 6.1 left a QEMU scsi-cd without vpd_pg83) or whose page 0x83
+ *   runs past scsi_id's 254 bytes;
+ * - cciss- (obsolete driver); names udev would write with a '/' in them
+ *   (a '/' in a virtio serial becomes a subdirectory in udev's tree).
+ * Where they differ: the kernel shows INQUIRY vendor/model in sysfs with
+ * bytes outside 0x20..0x7e (and all after a NUL) as spaces; scsi_id uses
+ * the raw bytes in "0<vendor><model><id>" and "S<vendor><model><serial>".
+ * Compliant devices use printable ASCII there.
  *
  * Partitions: the caller appends "-part<N>" as for by-path (path-id.h).
  */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,19 +15,18 @@
 #include "escape.h"
 #include "path-id.h"
 
-/* The KERNEL== list of 60-persistent-storage.rules (systemd 252). */
-static const char *const storage_globs[] = {
-	"loop*", "mmcblk*[0-9]", "msblk*[0-9]", "mspblk*[0-9]", "nvme*", "sd*", "sr*",
-	"vd*", "xvd*", "bcache*", "cciss*", "dasd*", "ubd*", "ubi*", "scm*", "pmem*",
-	"nbd*", "zd*",
-};
-
 bool disk_is_storage(const char *sysname)
 {
-	for (size_t i = 0; i < sizeof(storage_globs) / sizeof(storage_globs[0]); i++)
-		if (fnmatch(storage_globs[i], sysname, 0) == 0)
-			return true;
-	return false;
+	return path_id_storage_kernel(sysname);
+}
+
+/* udev gives a partition with a whole_disk attribute no links at all. */
+static bool whole_disk_partition(const char *sysfs, const char *devpath)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s%s/whole_disk", sysfs, devpath);
+
+	return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
 }
 
 static void add(char names[][LINK_NAME_MAX], size_t *n, const char *dir,
@@ -84,7 +82,8 @@ size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 	bool partition = ev->devtype && strcmp(ev->devtype, "partition") == 0;
 	size_t n = 0;
 
-	if (!disk_is_storage(strrchr(ev->devpath, '/') + 1))
+	if (!disk_is_storage(strrchr(ev->devpath, '/') + 1) ||
+	    whole_disk_partition(sysfs, ev->devpath))
 		return 0;
 	if (p && usage_links(p)) {
 		add(names, &n, "by-uuid", p->fs_uuid_enc, "");

@@ -626,6 +626,14 @@ static const char *const storage_kernels[] = {
 	"scm*", "pmem*", "nbd*", "zd*",
 };
 
+bool path_id_storage_kernel(const char *sysname)
+{
+	for (size_t i = 0; i < sizeof(storage_kernels) / sizeof(storage_kernels[0]); i++)
+		if (fnmatch(storage_kernels[i], sysname, 0) == 0)
+			return true;
+	return false;
+}
+
 bool path_id_match(const char *name, const char *patterns)
 {
 	char alt[SYSDEV_NAME_MAX];

@@ -60,6 +60,8 @@ int path_id_links(const char *sysfs, const char *devpath,
  */
 int path_id_storage_disk(const struct sysdev_root *root, const char *devpath,
 			 char sysname[SYSDEV_NAME_MAX]);
+/* A kernel name from the rules' KERNEL list (loop*, sd*, vd*, nvme*, ...). */
+bool path_id_storage_kernel(const char *sysname);
 /* A udev rule match: name against "a|b|c" glob alternatives. */
 bool path_id_match(const char *name, const char *patterns);
 /*

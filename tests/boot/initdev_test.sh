@@ -1,0 +1,527 @@
+#! /usr/bin/env atf-sh
+# SPDX-License-Identifier: MIT
+# dracut images built with `--add initdev` (dracut-module/90initdev), booted
+# under QEMU/TCG: initdev, not systemd-udevd, populates /dev, loads the
+# drivers by MODALIAS and makes the /dev/disk links dracut's stock
+# non-systemd init.sh waits for; and those links match udev's, name for name.
+#
+# Inputs, each first found wins:
+#   the initdev binary: kyua/atf variable initdev_binary, environment
+#     INITDEV_BINARY, $(atf_get_srcdir)/../../initdev (the build tree);
+#   the dracut module:  variable initdev_dracut_module, environment
+#     INITDEV_DRACUT_MODULE, $(atf_get_srcdir)/90initdev (copied next to
+#     the test in the build tree), $(atf_get_srcdir)/../../dracut-module/90initdev
+#     (the source tree).
+# lib.sh comes from $(atf_get_srcdir), as for stock_test. While developing:
+#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/main/build/dev/initdev \
+#     atf-sh /work/main/tests/boot/initdev_test.sh -s /work/main/tests/boot CASE
+# BOOT_CACHE / boot_cache as in stock_test.sh. The module is never added to
+# the shared dracut tree copy: each (module, binary) pair gets its own tree.
+
+STOCK_MODULES="base rootfs-block udev-rules"
+DRIVERS="virtio_pci virtio_blk virtio_scsi sd_mod nvme ext4"
+ROOT_UUID=5a0c7e21-9d43-4f6b-8e12-3c4d5e6f7081
+ROOT_LABEL=initdevroot
+PART_UUID=0e9f8d7c-6b5a-4493-8271-605f4e3d2c1b
+PART_LABEL="initdev root"
+PART_LABEL_ENC='initdev\x20root'
+DATA_UUID=2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901
+NVME_DATA_UUID=3c4d5e6f-7081-4293-a4b5-c6d7e8f90a12
+MISSING_UUID=00000000-1111-4222-8333-444444444444
+# Hostile filesystem labels and their blkid_encode_string() form (REFERENCE §3).
+HOSTILE_1='a/b c'
+HOSTILE_1_ENC='a\x2fb\x20c'
+HOSTILE_2='../x'
+HOSTILE_2_ENC='..\x2fx'
+HOSTILE_3='$(x)'
+HOSTILE_3_ENC='\x24\x28x\x29'
+BOOT_TIMEOUT=150
+
+initdev_head() {
+	atf_set require.user root
+	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum"
+	atf_set timeout 300
+}
+
+# first_of NAME...: the first non-empty argument.
+first_of() {
+	for v in "$@"; do
+		[ -n "$v" ] && { echo "$v"; return 0; }
+	done
+	return 1
+}
+
+# initdev_locate: sets INITDEV_BIN and INITDEV_MODULE (absolute) or fails.
+initdev_locate() {
+	src=$(atf_get_srcdir)
+	cfg_bin= cfg_mod=
+	atf_config_has initdev_binary && cfg_bin=$(atf_config_get initdev_binary)
+	atf_config_has initdev_dracut_module && cfg_mod=$(atf_config_get initdev_dracut_module)
+	INITDEV_BIN=$(first_of "$cfg_bin" "${INITDEV_BINARY:-}" "$src/../../initdev")
+	[ -f "$INITDEV_BIN" ] && [ -x "$INITDEV_BIN" ] ||
+		atf_fail "no initdev binary at $INITDEV_BIN (set INITDEV_BINARY)"
+	for m in "$cfg_mod" "${INITDEV_DRACUT_MODULE:-}" "$src/90initdev" \
+		"$src/../../dracut-module/90initdev"; do
+		[ -n "$m" ] && [ -f "$m/module-setup.sh" ] && break
+		m=
+	done
+	[ -n "$m" ] || atf_fail "no dracut module 90initdev (set INITDEV_DRACUT_MODULE)"
+	INITDEV_BIN=$(readlink -f "$INITDEV_BIN")
+	INITDEV_MODULE=$(readlink -f "$m")
+}
+
+# status_hook: a pre-pivot hook (test instrumentation, not part of the
+# module) that saves the daemon's counters where the root's /sbin/init can
+# read them: switch_root moves /run into the new root.
+status_hook() {
+	cat <<'EOF'
+# initdev boot test: the daemon's view, for the root's /sbin/init
+initdev status > /run/initdev-test.status 2>&1 ||
+	echo "initdev status failed: $?" >> /run/initdev-test.status
+EOF
+}
+
+# initdev_tree CACHE BASE: BASE (a copy of /usr/lib/dracut) plus the module
+# under test, a copy of the binary and the status hook, in CACHE under a key
+# made of their contents; built under a temporary name and renamed, as
+# boot_dracut_tree does. Prints its path.
+initdev_tree() (
+	cache=$1 base=$2
+	key=$( {
+		boot_tree_fingerprint "$base"
+		(cd "$INITDEV_MODULE" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+		sha256sum < "$INITDEV_BIN"
+		status_hook
+	} | sha256sum | cut -c1-16)
+	tree=$cache/dracut-initdev-$key
+	if [ ! -f "$tree/.boot-tree-complete" ]; then
+		tmp=$(mktemp -d "$tree.tmp.XXXXXX") || return 1
+		if cp -a "$base/." "$tmp" && rm -rf "$tmp/.boot-tree-complete" \
+			"$tmp/modules.d/90initdev" && mkdir "$tmp/modules.d/90initdev" \
+			"$tmp/initdev-test" &&
+			cp -a "$INITDEV_MODULE/." "$tmp/modules.d/90initdev" &&
+			cp "$INITDEV_BIN" "$tmp/initdev-test/initdev" &&
+			status_hook > "$tmp/initdev-test/status-hook.sh" &&
+			: > "$tmp/.boot-tree-complete"; then
+			mv -T "$tmp" "$tree" 2> /dev/null || rm -rf "$tmp"
+		else
+			rm -rf "$tmp"
+			return 1
+		fi
+	fi
+	[ -f "$tree/.boot-tree-complete" ] && echo "$tree"
+)
+
+# initdev_image CACHE BASE: build or reuse the `--add initdev` image (the
+# stock module set plus initdev, with the status hook). Prints its path.
+initdev_image() {
+	itree=$(initdev_tree "$1" "$2") || return 1
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	boot_cached_initramfs "$1" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
+		--add initdev \
+		--include "$itree/initdev-test/status-hook.sh" \
+		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh
+}
+
+# write_report_init STAGING: put a reporting /sbin/init in front of the
+# harness one (kept as /sbin/init-report): what is left of initdev after
+# switch_root, its counters, the loaded modules, /dev/disk's top level,
+# anything under /dev/disk/by-* that is not a symlink, each disk's diskseq,
+# and the links whose names start with a dot (the harness' glob skips them).
+write_report_init() {
+	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
+	cat > "$1/sbin/init" <<'EOF'
+#!/bin/sh
+export PATH=/bin
+[ -e /proc/self ] || mount -t proc proc /proc
+[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
+[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
+exec < /dev/console > /dev/console 2>&1
+echo 1 > /proc/sys/kernel/printk
+if [ -e /run/initdev ]; then
+	echo "INITDEV-RUN present:" $(ls -A /run/initdev)
+else
+	echo "INITDEV-RUN absent"
+fi
+for p in /proc/[0-9]*; do
+	comm=$(cat "$p/comm" 2> /dev/null) || continue
+	exe=$(readlink "$p/exe" 2> /dev/null)
+	case "$comm $exe" in
+	*initdev* | *udevd* | *udevadm*) echo "INITDEV-PROC ${p#/proc/} $comm $exe" ;;
+	esac
+done
+echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"
+dmesg | grep 'initdev\[[0-9]*\]:' | head -n 5 | sed 's/^/INITDEV-KMSG /'
+[ -f /run/initdev-test.status ] && sed 's/^/INITDEV-STATUS /' /run/initdev-test.status
+while read -r m _; do echo "INITDEV-MODULE $m"; done < /proc/modules
+for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do
+	[ -e "$e" ] || [ -L "$e" ] || continue
+	echo "INITDEV-DISKDIR ${e#/dev/disk/}"
+done
+for e in /dev/disk/by-*/* /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
+	[ -e "$e" ] || [ -L "$e" ] || continue
+	[ -L "$e" ] || echo "INITDEV-NOTLINK ${e#/dev/disk/}"
+done
+for b in /sys/class/block/*; do
+	if [ -f "$b/partition" ]; then s=$(cat "$b/../diskseq" 2> /dev/null)
+	else s=$(cat "$b/diskseq" 2> /dev/null); fi
+	[ -n "$s" ] && echo "INITDEV-DISKSEQ /dev/${b##*/} $s"
+done
+for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
+	[ -L "$l" ] || continue
+	printf 'BOOT-LINK %s -> %s\n' "${l#/dev/disk/}" "$(readlink -f "$l")"
+done
+exec /sbin/init-report
+EOF
+	chmod 0755 "$1/sbin/init"
+}
+
+# initdev_setup [stock]: load the harness, locate initdev, build or reuse
+# the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
+# make the root tree and root.ext4. Sets KVER, KERNEL.
+initdev_setup() {
+	. "$(atf_get_srcdir)/lib.sh"
+	if atf_config_has boot_cache; then
+		BOOT_CACHE=$(atf_config_get boot_cache)
+		export BOOT_CACHE
+	fi
+	initdev_locate
+	KVER=$(boot_kver) || atf_skip "no kernel image with modules to boot"
+	KERNEL=$(boot_kernel "$KVER")
+	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
+	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
+	t0=$(boot_now)
+	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+	INITRD=$(initdev_image "$cache" "$base") ||
+		atf_fail "dracut could not build the initdev image"
+	echo "initdev: kernel $KVER, binary $INITDEV_BIN, module $INITDEV_MODULE"
+	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	if [ "${1:-}" = stock ]; then
+		STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" \
+			"$STOCK_MODULES" "$DRIVERS") || atf_fail "dracut could not build the stock image"
+		echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
+	fi
+	boot_make_rootfs staging || atf_fail "cannot make the root tree"
+	write_report_init staging || atf_fail "cannot write the reporting init"
+	mkdir -p empty
+	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
+		atf_fail "cannot make the root filesystem image"
+}
+
+# log_lines PREFIX [LOG]: the guest's PREFIX lines, prefix removed.
+log_lines() {
+	tr -d '\r' < "${2:-boot.log}" | sed -n "s/^$1 //p"
+}
+
+# try_boot LOG IMAGE "APPEND" [qemu args]: boot; 0 if BOOT-END was reached.
+try_boot() {
+	log=$1 img=$2 append=$3
+	shift 3
+	boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append $BOOT_DRACUT_APPEND" "$@"
+}
+
+# initdev_boot "APPEND" [qemu args]: boot the initdev image into boot.log;
+# fail with the log's tail unless the root's init reported. Checks every
+# boot: systemd-udevd never started, initdev is gone after switch_root.
+initdev_boot() {
+	append=$1
+	shift
+	if ! try_boot boot.log "$INITRD" "$append" "$@"; then
+		boot_log_tail boot.log
+		atf_fail "guest did not reach BOOT-END (see the log above)"
+	fi
+	up=$(boot_result_uptime boot.log) || {
+		boot_log_tail boot.log
+		atf_fail "no 'BOOT-RESULT ok' line"
+	}
+	echo "initdev: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
+	echo "initdev: links:"
+	boot_links boot.log
+	expect_clean_handover
+}
+
+# expect_clean_handover: dracut's own init.sh switched root, no udevd ran,
+# and nothing of initdev survived into the real root.
+expect_clean_handover() {
+	tr -d '\r' < boot.log | grep -q 'dracut: Switching root' ||
+		fail_with_log "dracut's init.sh did not switch root"
+	! tr -d '\r' < boot.log | grep -q '^Starting systemd-udevd' ||
+		fail_with_log "the real systemd-udevd ran in the initramfs"
+	[ "$(log_lines INITDEV-RUN)" = absent ] ||
+		fail_with_log "/run/initdev survived switch_root: $(log_lines INITDEV-RUN)"
+	procs=$(log_lines INITDEV-PROC)
+	[ -z "$procs" ] || fail_with_log "still running after switch_root: $procs"
+}
+
+fail_with_log() {
+	boot_log_tail boot.log
+	atf_fail "$1"
+}
+
+# expect_link NAME TARGET: the guest reported /dev/disk/NAME -> TARGET.
+expect_link() {
+	boot_has_link boot.log "$1" "$2" && return 0
+	fail_with_log "guest has no /dev/disk/$1 -> $2"
+}
+
+# status_value GROUP KEY: a value from `initdev status` as saved at
+# pre-pivot ("" GROUP for the top-level keys).
+status_value() {
+	log_lines INITDEV-STATUS | awk -v g="$1" -v k="$2" '
+		/^[^ ]/ { grp = $1; sub(/:$/, "", grp)
+			  if (g == "" && grp == k) { print $2; exit } }
+		/^  / && grp == g { key = $1; sub(/:$/, "", key)
+			  if (key == k) { print $2; exit } }'
+}
+
+# expect_modules NAME...: each module is loaded in the guest.
+expect_modules() {
+	for m in "$@"; do
+		log_lines INITDEV-MODULE | grep -qx "$m" ||
+			fail_with_log "module $m is not loaded in the guest"
+	done
+}
+
+# expect_image_payload IMG: initdev in, udevd/udevadm only as links to it,
+# no udev rules and no udev helper programs.
+expect_image_payload() {
+	cpio -itv < "$1" > image.list 2> /dev/null || atf_fail "cannot list $1"
+	grep -Eq '^-.* (usr/)?s?bin/initdev$' image.list ||
+		atf_fail "no initdev binary in the image"
+	for name in udevadm systemd-udevd; do
+		grep -E "/$name( |$)" image.list > name.list
+		[ -s name.list ] || atf_fail "no $name in the image"
+		if grep -Ev '^l.* -> .*initdev$' name.list; then
+			atf_fail "$name in the image is not a link to initdev (above)"
+		fi
+	done
+	if grep -E 'udev/rules\.d/.+\.rules$|/(ata_id|scsi_id|cdrom_id)$' image.list; then
+		atf_fail "udev rules or helpers in the image (above)"
+	fi
+}
+
+atf_test_case root_uuid_virtio_blk
+root_uuid_virtio_blk_head() {
+	atf_set descr "initdev image: root=UUID= on virtio-blk, drivers loaded by MODALIAS, initdev gone after switch_root"
+	initdev_head
+}
+root_uuid_virtio_blk_body() {
+	initdev_setup
+	expect_image_payload "$INITRD"
+	# rd.initdev.debug: initdev then logs to the kernel log in every boot
+	initdev_boot "root=UUID=$ROOT_UUID rd.initdev.debug" \
+		-drive file=root.ext4,if=virtio,format=raw
+	expect_link "by-uuid/$ROOT_UUID" /dev/vda
+	expect_link "by-label/$ROOT_LABEL" /dev/vda
+	# no other loader is in the image: the disk appeared because initdev
+	# loaded virtio_pci and virtio_blk; ext4 came with the mount
+	expect_modules virtio_pci virtio_blk ext4
+	[ "$(status_value "" phase)" = settled ] ||
+		fail_with_log "initdev not settled at pre-pivot: phase '$(status_value "" phase)'"
+	loaded=$(status_value modules loaded)
+	[ "${loaded:-0}" -ge 2 ] ||
+		fail_with_log "initdev status counts ${loaded:-no} modules loaded, expected >= 2"
+	kmsg=$(log_lines INITDEV-KMSG-COUNT)
+	[ "${kmsg:-0}" -gt 0 ] || fail_with_log "no initdev[pid]: line in the kernel log"
+	# fs-lib's det_fs asks `udevadm info --query=property` for ID_FS_TYPE
+	tr -d '\r' < boot.log | grep -q 'dracut: Checking ext4: ' ||
+		fail_with_log "dracut did not learn the root's type (ID_FS_TYPE) from udevadm info"
+}
+
+atf_test_case root_label_gpt_virtio_scsi
+root_label_gpt_virtio_scsi_head() {
+	atf_set descr "initdev image: root=LABEL= in a GPT partition on virtio-scsi"
+	initdev_head
+}
+root_label_gpt_virtio_scsi_body() {
+	initdev_setup
+	boot_make_gpt_disk disk.img root.ext4 "$PART_LABEL" "$PART_UUID" ||
+		atf_fail "cannot make the GPT disk image"
+	initdev_boot "root=LABEL=$ROOT_LABEL" \
+		-device virtio-scsi-pci \
+		-drive if=none,id=d0,file=disk.img,format=raw \
+		-device scsi-hd,drive=d0,serial=initdev-scsi0
+	expect_link "by-label/$ROOT_LABEL" /dev/sda1
+	expect_link "by-uuid/$ROOT_UUID" /dev/sda1
+	expect_link "by-partuuid/$PART_UUID" /dev/sda1
+	expect_link "by-partlabel/$PART_LABEL_ENC" /dev/sda1
+	expect_link by-id/scsi-0QEMU_QEMU_HARDDISK_initdev-scsi0 /dev/sda
+	expect_link by-id/scsi-0QEMU_QEMU_HARDDISK_initdev-scsi0-part1 /dev/sda1
+	expect_modules virtio_scsi sd_mod
+}
+
+atf_test_case root_partuuid_gpt_virtio_scsi
+root_partuuid_gpt_virtio_scsi_head() {
+	atf_set descr "initdev image: root=PARTUUID= in a GPT partition on virtio-scsi"
+	initdev_head
+}
+root_partuuid_gpt_virtio_scsi_body() {
+	initdev_setup
+	boot_make_gpt_disk disk.img root.ext4 "$PART_LABEL" "$PART_UUID" ||
+		atf_fail "cannot make the GPT disk image"
+	initdev_boot "root=PARTUUID=$PART_UUID" \
+		-device virtio-scsi-pci \
+		-drive if=none,id=d0,file=disk.img,format=raw \
+		-device scsi-hd,drive=d0
+	expect_link "by-partuuid/$PART_UUID" /dev/sda1
+	expect_link "by-partlabel/$PART_LABEL_ENC" /dev/sda1
+	expect_link "by-uuid/$ROOT_UUID" /dev/sda1
+}
+
+atf_test_case root_uuid_nvme
+root_uuid_nvme_head() {
+	atf_set descr "initdev image: root=UUID= on an NVMe namespace"
+	initdev_head
+}
+root_uuid_nvme_body() {
+	initdev_setup
+	initdev_boot "root=UUID=$ROOT_UUID" \
+		-drive if=none,id=nv0,file=root.ext4,format=raw \
+		-device nvme,serial=initdev-nvme0,drive=nv0
+	expect_link "by-uuid/$ROOT_UUID" /dev/nvme0n1
+	expect_link "by-label/$ROOT_LABEL" /dev/nvme0n1
+	expect_link by-id/nvme-QEMU_NVMe_Ctrl_initdev-nvme0 /dev/nvme0n1
+	expect_modules nvme
+}
+
+# make_hostile_disks: h1..h3.ext4 with the hostile labels.
+make_hostile_disks() {
+	boot_make_ext4 h1.ext4 8 empty "" "$HOSTILE_1" &&
+		boot_make_ext4 h2.ext4 8 empty "" "$HOSTILE_2" &&
+		boot_make_ext4 h3.ext4 8 empty "" "$HOSTILE_3" ||
+		atf_fail "cannot make the hostile-label disk images"
+}
+
+HOSTILE_QEMU_ARGS="-drive file=h1.ext4,if=virtio,format=raw
+-drive file=h2.ext4,if=virtio,format=raw
+-drive file=h3.ext4,if=virtio,format=raw"
+
+atf_test_case hostile_labels
+hostile_labels_head() {
+	atf_set descr "initdev image: hostile filesystem labels become exactly the udev-encoded names in /dev/disk/by-label"
+	initdev_head
+}
+hostile_labels_body() {
+	initdev_setup
+	make_hostile_disks
+	# shellcheck disable=SC2086 # word splitting of the qemu arguments is wanted
+	initdev_boot "root=UUID=$ROOT_UUID" \
+		-drive file=root.ext4,if=virtio,format=raw $HOSTILE_QEMU_ARGS
+	boot_links boot.log | grep '^by-label/' > labels.got
+	printf '%s\n' "by-label/$HOSTILE_3_ENC -> /dev/vdd" \
+		"by-label/$HOSTILE_2_ENC -> /dev/vdc" \
+		"by-label/$HOSTILE_1_ENC -> /dev/vdb" \
+		"by-label/$ROOT_LABEL -> /dev/vda" | LC_ALL=C sort > labels.want
+	if ! diff -u labels.want labels.got; then
+		fail_with_log "by-label links differ from the udev-encoded names (diff above)"
+	fi
+	bad=$(log_lines INITDEV-NOTLINK)
+	[ -z "$bad" ] || fail_with_log "not symlinks under /dev/disk/by-*: $bad"
+	for d in $(log_lines INITDEV-DISKDIR); do
+		case $d in
+		by-*) ;;
+		*) fail_with_log "unexpected entry /dev/disk/$d" ;;
+		esac
+	done
+}
+
+atf_test_case missing_root_emergency
+missing_root_emergency_head() {
+	atf_set descr "initdev image: a root that never appears ends in dracut's emergency path within rd.retry"
+	initdev_head
+}
+missing_root_emergency_body() {
+	initdev_setup
+	# rd.shell=0: no shell, dracut halts (exits init here: kernel panic,
+	# panic=-1 and -no-reboot end QEMU). rd.retry=10 is 20 initqueue passes.
+	if boot_qemu boot.log "$BOOT_TIMEOUT" "$KERNEL" "$INITRD" \
+		"root=UUID=$MISSING_UUID rd.shell=0 rd.retry=10" \
+		-drive file=root.ext4,if=virtio,format=raw; then
+		fail_with_log "the guest booted without its root device"
+	fi
+	wall=$(cat boot.log.wall)
+	echo "missing root: QEMU ended after ${wall}s"
+	awk -v w="$wall" -v t="$BOOT_TIMEOUT" 'BEGIN { exit !(w < t - 10) }' ||
+		fail_with_log "QEMU ran into the ${BOOT_TIMEOUT}s timeout: an endless initqueue loop?"
+	tr -d '\r' < boot.log | grep -q 'Could not boot' ||
+		fail_with_log "dracut's initqueue never gave up ('Could not boot')"
+	tr -d '\r' < boot.log | grep -Fq "/dev/disk/by-uuid/$MISSING_UUID does not exist" ||
+		fail_with_log "dracut's emergency message does not name the missing root"
+	# guest time when the initqueue gave up: rd.retry=10 plus startup
+	at=$(tr -d '\r' < boot.log | sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\] dracut Warning: Could not boot.*/\1/p' | head -n 1)
+	echo "missing root: 'Could not boot' at guest uptime ${at:-?}s"
+	[ -n "$at" ] && [ "$at" -lt 90 ] ||
+		fail_with_log "the initqueue took ${at:-?}s to give up with rd.retry=10"
+	! tr -d '\r' < boot.log | grep -q '^BOOT-RESULT' ||
+		fail_with_log "BOOT-RESULT without a root"
+}
+
+# normalized_links LOG: boot_links with every by-diskseq/N that matches the
+# kernel's diskseq of its target (INITDEV-DISKSEQ) written by-diskseq/=SEQ:
+# diskseq numbers follow probe order, which parallel driver loading varies.
+normalized_links() {
+	log_lines INITDEV-DISKSEQ "$1" > diskseq.map
+	boot_links "$1" | awk 'NR == FNR { seq[$1] = $2; next }
+		$1 ~ /^by-diskseq\/[0-9]+/ {
+			n = $1; sub(/^by-diskseq\//, "", n); rest = n
+			sub(/-.*$/, "", n); sub(/^[0-9]+/, "", rest)
+			if ((n "") == (seq[$3] "")) $1 = "by-diskseq/=SEQ" rest
+		}
+		{ print }' diskseq.map - | LC_ALL=C sort
+}
+
+atf_test_case naming_parity
+naming_parity_head() {
+	atf_set descr "same VM booted with the stock image and the initdev image: identical /dev/disk links"
+	initdev_head
+}
+naming_parity_body() {
+	initdev_setup stock
+	stock_size=$(stat -c %s "$STOCK_INITRD")
+	initdev_size=$(stat -c %s "$INITRD")
+	echo "image sizes: stock $stock_size bytes, initdev $initdev_size bytes"
+	[ "$initdev_size" -lt "$stock_size" ] ||
+		atf_fail "the initdev image is not smaller than the stock one"
+	boot_make_ext4 data.ext4 8 empty "$DATA_UUID" scsidata &&
+		boot_make_gpt_disk gpt.img data.ext4 "$PART_LABEL" "$PART_UUID" &&
+		boot_make_ext4 nvme.ext4 8 empty "$NVME_DATA_UUID" nvmedata ||
+		atf_fail "cannot make the disk images"
+	make_hostile_disks
+	set -- -drive if=none,id=r0,file=root.ext4,format=raw \
+		-device virtio-blk-pci,drive=r0,serial=initdev-root \
+		-device virtio-scsi-pci \
+		-drive if=none,id=d0,file=gpt.img,format=raw \
+		-device scsi-hd,drive=d0,serial=initdev-scsi0 \
+		-drive if=none,id=nv0,file=nvme.ext4,format=raw \
+		-device nvme,serial=initdev-nvme0,drive=nv0
+	# shellcheck disable=SC2086
+	set -- "$@" $HOSTILE_QEMU_ARGS
+	if ! try_boot stock.log "$STOCK_INITRD" "root=UUID=$ROOT_UUID" "$@"; then
+		boot_log_tail stock.log
+		atf_fail "the stock image did not boot this VM"
+	fi
+	initdev_boot "root=UUID=$ROOT_UUID" "$@"
+	echo "uptime at BOOT-RESULT: stock $(boot_result_uptime stock.log)s," \
+		"initdev $(boot_result_uptime boot.log)s"
+	normalized_links stock.log > links.stock
+	normalized_links boot.log > links.initdev
+	[ "$(wc -l < links.stock)" -ge 20 ] ||
+		atf_fail "the stock boot reported only $(wc -l < links.stock) links"
+	if ! diff -u links.stock links.initdev; then
+		atf_fail "/dev/disk links differ: '-' stock udev only, '+' initdev only"
+	fi
+	echo "parity: $(wc -l < links.stock) links identical"
+}
+
+atf_init_test_cases() {
+	atf_add_test_case root_uuid_virtio_blk
+	atf_add_test_case root_label_gpt_virtio_scsi
+	atf_add_test_case root_partuuid_gpt_virtio_scsi
+	atf_add_test_case root_uuid_nvme
+	atf_add_test_case hostile_labels
+	atf_add_test_case missing_root_emergency
+	atf_add_test_case naming_parity
+}
