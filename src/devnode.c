@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "safedir.h"
 
 /* Scratch name for nodes and links before they are renamed into place. */
 #define TMP_NAME_MAX 48
@@ -78,72 +79,6 @@ static void note(const struct devnode *d, const char *fmt, ...)
 }
 
 /* ---- walking below the root without following anything -------------- */
-
-/* Why name in dirfd is not a directory we may enter: -ELOOP or -ENOTDIR. */
-static int why_not_dir(int dirfd, const char *name, int err)
-{
-	struct stat st;
-
-	if (err != -ENOTDIR && err != -ELOOP)
-		return err;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return -ENOTDIR;
-}
-
-/* Enter (creating if asked) one directory component; a symlink is refused. */
-static int enter_dir(int dirfd, const char *name, bool create)
-{
-	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = openat(dirfd, name, flags);
-
-	if (fd >= 0 || errno != ENOENT || !create)
-		return fd >= 0 ? fd : why_not_dir(dirfd, name, -errno);
-	if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = openat(dirfd, name, flags);
-	if (fd < 0)
-		return why_not_dir(dirfd, name, -errno);
-	/* the umask must not decide who can reach the nodes inside */
-	(void)fchmod(fd, 0755);
-	return fd;
-}
-
-/*
- * Open the directory holding the last component of path (relative to the
- * root), one component at a time, creating missing ones if create.
- * *leaf points at the last component. Returns an fd or -errno.
- */
-static int open_parent(int rootfd, const char *path, bool create, const char **leaf)
-{
-	int cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-	const char *p = path;
-
-	if (cur < 0)
-		return -errno;
-	for (;;) {
-		size_t len = strcspn(p, "/");
-		char comp[NAME_MAX + 1];
-		int next;
-
-		if (len == 0 || len > NAME_MAX) {
-			close(cur);
-			return len == 0 ? -EINVAL : -ENAMETOOLONG;
-		}
-		if (p[len] == '\0') {
-			*leaf = p;
-			return cur;
-		}
-		memcpy(comp, p, len);
-		comp[len] = '\0';
-		next = enter_dir(cur, comp, create);
-		close(cur);
-		if (next < 0)
-			return next;
-		cur = next;
-		p += len + 1;
-	}
-}
 
 /* Why open_parent refused, for messages. */
 static const char *walk_why(int r)
@@ -286,7 +221,7 @@ static int apply_node(struct devnode *d, const struct want *w, const struct reco
 	char x[ESC_MAX];
 	const char *leaf;
 	struct stat st;
-	int dirfd = open_parent(d->devfd, w->devname, d->mknod_mode, &leaf), r;
+	int dirfd = safedir_open_parent(d->devfd, w->devname, d->mknod_mode, &leaf), r;
 
 	if (dirfd == -ENOENT && !d->mknod_mode)
 		return 0;
@@ -318,7 +253,7 @@ static int remove_node(struct devnode *d, const char *devname, bool block,
 	char x[ESC_MAX];
 	const char *leaf;
 	struct stat st;
-	int dirfd = open_parent(d->devfd, devname, false, &leaf), r = 0;
+	int dirfd = safedir_open_parent(d->devfd, devname, false, &leaf), r = 0;
 
 	if (dirfd == -ENOENT)
 		return 0;
@@ -347,39 +282,19 @@ static void link_path(char out[LINK_PATH_MAX], bool block, unsigned int major,
 	snprintf(out, LINK_PATH_MAX, "%s/%u:%u", block ? "block" : "char", major, minor);
 }
 
-enum link_state {
-	LINK_ABSENT,
-	LINK_OURS,    /* a symlink to exactly our target */
-	LINK_STALE,   /* a symlink to something else */
-	LINK_FOREIGN, /* not a symlink */
-};
-
-/* What is at name in dirfd, or -errno. */
-static int link_state(int dirfd, const char *name, const char *target)
-{
-	char buf[LINK_TARGET_MAX + 1];
-	ssize_t n = readlinkat(dirfd, name, buf, sizeof(buf));
-
-	if (n >= 0)
-		return (size_t)n == strlen(target) && memcmp(buf, target, (size_t)n) == 0 ?
-		       LINK_OURS : LINK_STALE;
-	if (errno == ENOENT)
-		return LINK_ABSENT;
-	return errno == EINVAL ? LINK_FOREIGN : -errno;
-}
 
 /* Point block|char/MAJ:MIN at ../DEVNAME; a stale link is replaced, anything else kept. */
 static int make_link(int dirfd, const char *leaf, const char *target)
 {
 	char tmp[TMP_NAME_MAX];
-	int state = link_state(dirfd, leaf, target), r;
+	int state = safedir_link_state(dirfd, leaf, target), r;
 
-	if (state < 0 || state == LINK_OURS)
+	if (state < 0 || state == SAFEDIR_LINK_SAME)
 		return state < 0 ? state : 0;
-	if (state == LINK_FOREIGN)
+	if (state == SAFEDIR_LINK_FOREIGN)
 		return -EEXIST;
 	/* nothing there: symlinkat is atomic on its own (the common case) */
-	if (state == LINK_ABSENT && symlinkat(target, dirfd, leaf) == 0)
+	if (state == SAFEDIR_LINK_ABSENT && symlinkat(target, dirfd, leaf) == 0)
 		return 0;
 	tmp_name(tmp);
 	(void)unlinkat(dirfd, tmp, 0);
@@ -400,7 +315,7 @@ static int ensure_link(struct devnode *d, struct record *rec)
 
 	link_path(path, p->block, p->major, p->minor);
 	snprintf(target, sizeof(target), "../%s", p->devname);
-	dirfd = open_parent(d->devfd, path, true, &leaf);
+	dirfd = safedir_open_parent(d->devfd, path, true, &leaf);
 	if (dirfd < 0)
 		return fail(d, dirfd, "link %s -> %s: %s", path, esc(x, target), walk_why(dirfd));
 	r = make_link(dirfd, leaf, target);
@@ -423,13 +338,13 @@ static void remove_link(struct devnode *d, struct record *rec)
 
 	link_path(path, p->block, p->major, p->minor);
 	snprintf(target, sizeof(target), "../%s", p->devname);
-	dirfd = open_parent(d->devfd, path, false, &leaf);
+	dirfd = safedir_open_parent(d->devfd, path, false, &leaf);
 	if (dirfd >= 0) {
-		int state = link_state(dirfd, leaf, target);
+		int state = safedir_link_state(dirfd, leaf, target);
 
-		if (state == LINK_OURS && unlinkat(dirfd, leaf, 0) < 0)
+		if (state == SAFEDIR_LINK_SAME && unlinkat(dirfd, leaf, 0) < 0)
 			fail(d, -errno, "remove link %s", path);
-		else if (state == LINK_STALE || state == LINK_FOREIGN)
+		else if (state == SAFEDIR_LINK_OTHER || state == SAFEDIR_LINK_FOREIGN)
 			note(d, "link %s is no longer ours, leaving it", path);
 		close(dirfd);
 	}
@@ -581,8 +496,8 @@ static int rename_node(struct devnode *d, struct record *rec, const char *newnam
 {
 	const char *oleaf, *nleaf;
 	struct stat st;
-	int ofd = open_parent(d->devfd, rec->pub.devname, false, &oleaf);
-	int nfd = ofd < 0 ? ofd : open_parent(d->devfd, newname, true, &nleaf);
+	int ofd = safedir_open_parent(d->devfd, rec->pub.devname, false, &oleaf);
+	int nfd = ofd < 0 ? ofd : safedir_open_parent(d->devfd, newname, true, &nleaf);
 	int r = nfd < 0 ? nfd : 0;
 
 	if (r == 0 && fstatat(ofd, oleaf, &st, AT_SYMLINK_NOFOLLOW) < 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "safedir.h"
 
 #define DISK_DIR "disk"
 /* The devname field's size; a devname must fit it with its NUL. */
@@ -127,43 +128,14 @@ static bool devname_valid(const char *devname)
 
 /* ---- the filesystem, below <dev>/disk, following nothing --------------- */
 
-/* Why name could not be entered as a directory: -ELOOP for a symlink. */
-static int why_not_dir(int dirfd, const char *name, int err)
-{
-	struct stat st;
-
-	if (err != -ENOTDIR && err != -ELOOP)
-		return err;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-		return -ELOOP;
-	return -ENOTDIR;
-}
-
-/* Open one directory below dirfd (creating it if asked); a symlink is refused. */
-static int enter_dir(int dirfd, const char *name, bool create)
-{
-	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = openat(dirfd, name, flags);
-
-	if (fd >= 0 || errno != ENOENT || !create)
-		return fd >= 0 ? fd : why_not_dir(dirfd, name, -errno);
-	if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = openat(dirfd, name, flags);
-	if (fd < 0)
-		return why_not_dir(dirfd, name, -errno);
-	(void)fchmod(fd, 0755); /* not the umask's choice */
-	return fd;
-}
-
 /* Open <dev>/disk and <dev>/disk/<dir>. Returns 0 or -errno (nothing open). */
 static int open_dirs(const struct links *l, const char *dir, bool create, int *diskfd,
 		     int *dirfd)
 {
-	*diskfd = enter_dir(l->devfd, DISK_DIR, create);
+	*diskfd = safedir_enter(l->devfd, DISK_DIR, create);
 	if (*diskfd < 0)
 		return *diskfd;
-	*dirfd = enter_dir(*diskfd, dir, create);
+	*dirfd = safedir_enter(*diskfd, dir, create);
 	if (*dirfd >= 0)
 		return 0;
 	close(*diskfd);
@@ -177,35 +149,16 @@ static const char *walk_why(int r)
 	       "cannot open its directory";
 }
 
-enum link_state {
-	LINK_ABSENT,
-	LINK_SAME,    /* a symlink saying exactly target */
-	LINK_OTHER,   /* a symlink saying something else */
-	LINK_FOREIGN, /* not a symlink */
-};
-
-static int link_state(int dirfd, const char *leaf, const char *target)
-{
-	char buf[TARGET_MAX + 1];
-	ssize_t n = readlinkat(dirfd, leaf, buf, sizeof(buf));
-
-	if (n >= 0)
-		return (size_t)n == strlen(target) && memcmp(buf, target, (size_t)n) == 0 ?
-		       LINK_SAME : LINK_OTHER;
-	if (errno == ENOENT)
-		return LINK_ABSENT;
-	return errno == EINVAL ? LINK_FOREIGN : -errno;
-}
 
 /* Put leaf -> target in place atomically; a symlink is replaced, nothing else. */
 static int place_link(int diskfd, int dirfd, const char *leaf, const char *target)
 {
 	char tmp[TMP_NAME_MAX];
-	int state = link_state(dirfd, leaf, target);
+	int state = safedir_link_state(dirfd, leaf, target);
 
-	if (state < 0 || state == LINK_SAME)
+	if (state < 0 || state == SAFEDIR_LINK_SAME)
 		return state < 0 ? state : 0;
-	if (state == LINK_FOREIGN)
+	if (state == SAFEDIR_LINK_FOREIGN)
 		return -EEXIST;
 	/* under the lock one name per thread is enough; the pid tells instances apart */
 	snprintf(tmp, sizeof(tmp), ".initdev-link.%d.%d", (int)getpid(), (int)gettid());
@@ -222,9 +175,9 @@ static int place_link(int diskfd, int dirfd, const char *leaf, const char *targe
 /* Unlink leaf only if it is the symlink we wrote. */
 static int remove_link(int dirfd, const char *leaf, const char *target)
 {
-	int state = link_state(dirfd, leaf, target);
+	int state = safedir_link_state(dirfd, leaf, target);
 
-	if (state != LINK_SAME)
+	if (state != SAFEDIR_LINK_SAME)
 		return state < 0 ? state : 0;
 	return unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
