@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "control.h"
+#include "handoff.h"
 #include "log.h"
 
 static int connect_daemon(struct cli *cli)
@@ -158,6 +159,24 @@ int cmd_exit(struct cli *cli, int argc, char **argv)
 	}
 	if (pid > 0) {
 		fprintf(stderr, "initdev: daemon %d still running after %d s\n", (int)pid, timeout);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* Ask the daemon to become the holder; return once the holder serves. */
+int cmd_handoff(struct cli *cli, int argc, char **argv)
+{
+	char reply[256];
+	int timeout = 30, r = parse_client_args(argc, argv, "handoff [--timeout S]", &timeout, NULL);
+
+	ARGS_OR_RETURN(r);
+	if (ask(cli, "handoff", reply, sizeof(reply), timeout * 1000) <= 0)
+		return EXIT_FAIL;
+	r = handoff_wait_holder(cli->run, timeout * 1000);
+	if (r < 0) {
+		fprintf(stderr, "initdev: handoff: no holder at %s/handoff: %s\n", cli->run,
+			strerror(-r));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "control.h"
 #include "engine.h"
+#include "handoff.h"
 #include "info.h"
 #include "wait.h"
 #include "status.h"
@@ -51,6 +52,8 @@ struct daemon {
 	int listen_fd, sig_fd, ready_fd;
 	struct client clients[MAX_CLIENTS];
 	bool stop;
+	bool handoff;         /* stop reading; once idle, become the holder */
+	int handoff_fd;       /* the client answered just before that */
 	int exit_code;
 	char reply[CONTROL_MSG_MAX];
 };
@@ -205,6 +208,19 @@ static const char *info_reply(struct daemon *d, const char *name)
 	return d->reply;
 }
 
+/* initdev handoff: the client is answered once the events in hand are done. */
+static const char *start_handoff(struct daemon *d, struct client *c)
+{
+	if (d->until_settled || d->until_found)
+		return "ERR not a daemon";
+	if (d->handoff)
+		return "ERR handoff under way";
+	d->handoff = true;
+	d->handoff_fd = c->fd;
+	*c = (struct client){ .fd = -1 };
+	return NULL;
+}
+
 /* Returns the reply, or NULL when the reply is deferred (settle). */
 static const char *handle_request(struct daemon *d, struct client *c, const char *req)
 {
@@ -226,6 +242,8 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 		return engine_coldplug(&d->engine) == 0 ? "OK" : "ERR coldplug failed";
 	if (strncmp(req, "info ", 5) == 0)
 		return info_reply(d, req + 5);
+	if (strcmp(req, "handoff") == 0)
+		return start_handoff(d, c);
 	if (strcmp(req, "exit") == 0) {
 		d->stop = true;
 		return "OK exiting";
@@ -389,7 +407,9 @@ static int poll_timeout(struct daemon *d)
 static size_t build_pollset(struct daemon *d, struct pollfd *p, struct client **owner)
 {
 	size_t n = 0;
-	int fixed[] = { d->engine.gate.fd, d->engine.queue.done_fd, d->listen_fd, d->sig_fd };
+	/* handing off: the socket is left to the holder, unread */
+	int fixed[] = { d->handoff ? -1 : d->engine.gate.fd, d->engine.queue.done_fd,
+			d->listen_fd, d->sig_fd };
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		owner[n] = NULL;
@@ -437,6 +457,8 @@ static void run_loop(struct daemon *d)
 		    wait_found(&d->engine, d->until_found, d->found, sizeof(d->found)))
 			break;
 		if (d->until_settled && !d->until_found && d->engine.settled)
+			break;
+		if (d->handoff && queue_pending(&d->engine.queue) == 0)
 			break;
 		size_t n = build_pollset(d, p, owner);
 		int r = poll(p, n, poll_timeout(d));
@@ -581,13 +603,49 @@ static void teardown(struct daemon *d)
 	cmdline_free(&d->cmdline);
 }
 
+/* RUN/status.json: what the initramfs did, for whoever looks after switch_root. */
+static void write_state(struct daemon *d)
+{
+	char path[PATH_MAX];
+	size_t len = status_format(&d->engine, true, d->reply, sizeof(d->reply));
+	int fd;
+
+	if (len >= sizeof(d->reply) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/status.json", d->cli->run) >= sizeof(path))
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write(fd, d->reply, len) != (ssize_t)len)
+		log_msg(&d->cli->log, LOG_WARNING, "%s: cannot write the state", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The events in hand are done: state to RUN, answer, exec the holder. */
+static int become_holder(struct daemon *d)
+{
+	struct cli *cli = d->cli;
+	int nl = d->engine.gate.fd, client = d->handoff_fd, r;
+	int timeout = d->cmdline.handoff_timeout_sec; /* -1: the holder's default */
+
+	write_state(d);
+	d->engine.gate.fd = -1; /* teardown must not close it */
+	teardown(d);
+	(void)control_send(client, "OK handing off");
+	close(client);
+	r = handoff_exec_holder("/proc/self/exe", nl, cli->run, timeout, &cli->log);
+	log_msg(&cli->log, LOG_ERR, "handoff: cannot start the holder: %s; the events "
+		"queued in the uevent socket are lost", strerror(-r));
+	close(nl);
+	return EXIT_FAIL;
+}
+
 static void init_daemon(struct daemon *d, struct cli *cli, bool until_settled)
 {
 	memset(d, 0, sizeof(*d));
 	d->cli = cli;
 	d->until_settled = until_settled;
 	d->timeout_sec = -1;
-	d->listen_fd = d->sig_fd = d->ready_fd = -1;
+	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
 	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
@@ -652,6 +710,8 @@ static int run_engine(struct daemon *d)
 		signal_ready(d);
 		run_loop(d);
 	}
+	if (r == 0 && d->handoff)
+		return become_holder(d);
 	teardown(d);
 	return r < 0 ? EXIT_FAIL : d->exit_code;
 }

@@ -140,7 +140,7 @@ static unsigned long long datagram_seqnum(const char *buf, size_t len)
  */
 static void peek_first(int nl_fd, struct held_queue *q)
 {
-	static char buf[UEVENT_MSG_MAX];
+	char buf[UEVENT_MSG_MAX];
 	struct pollfd p = { nl_fd, POLLIN, 0 };
 	struct sockaddr_nl from;
 	struct iovec iov = { buf, sizeof(buf) };
@@ -206,7 +206,8 @@ static void held_queue_format(const struct held_queue *q, char *buf, size_t size
 	else
 		n = snprintf(buf, size, "events of %u bytes", q->rmem);
 	if (n >= 0 && (size_t)n < size && q->overflow)
-		snprintf(buf + n, size - (size_t)n, ", overflowed (%u lost)", q->drops);
+		snprintf(buf + n, size - (size_t)n, ", overflowed (%u dropped in its lifetime)",
+			 q->drops);
 }
 
 /* ---- the holder ---- */
@@ -273,14 +274,14 @@ static int parse_holder_args(struct holder *h, int argc, char **argv, enum log_t
 
 /*
  * Nothing of the initramfs may stay open: switch_root deletes its files, and
- * an open one would keep its memory. Only stdio and the socket stay.
+ * an open one would keep its memory. Only stdio and the socket stay (the
+ * working directory goes once the run dir is opened: it may be relative).
  */
-static void holder_detach(int nl_fd)
+static void holder_close_others(int nl_fd)
 {
 	if (nl_fd > 3)
 		(void)close_range(3, (unsigned int)nl_fd - 1, 0);
 	close_from((unsigned int)nl_fd + 1, 0);
-	(void)chdir("/");
 }
 
 static int holder_signals(void)
@@ -362,6 +363,7 @@ static int holder_setup(struct holder *h)
 			h->run_dir, strerror(-h->listen_fd));
 		return h->listen_fd;
 	}
+	(void)chdir("/");
 	if (h->timeout_sec > 0)
 		h->deadline = now_monotonic_usec() + (uint64_t)h->timeout_sec * 1000000u;
 	return 0;
@@ -521,11 +523,12 @@ static int holder_loop(struct holder *h)
 
 static void holder_close(struct holder *h)
 {
+	int fds[] = { h->sig_fd, h->run_fd, h->seqnum_fd, h->nl_fd };
+
 	if (h->listen_fd >= 0) {
 		(void)unlinkat(h->run_fd, HANDOFF_SOCKET_NAME, 0);
 		close(h->listen_fd);
 	}
-	int fds[] = { h->sig_fd, h->run_fd, h->seqnum_fd, h->nl_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -546,7 +549,7 @@ int cmd_holder(int argc, char **argv)
 			"[--log-target kmsg|stderr] [--log-level L]\n");
 		return 2;
 	}
-	holder_detach(h.nl_fd);
+	holder_close_others(h.nl_fd);
 	log_init(&h.log, target, h.log.max_level);
 	r = holder_setup(&h);
 	if (r == 0) {
@@ -573,7 +576,8 @@ int handoff_exec_holder(const char *self_exe, int uevent_fd, const char *run_dir
 	int r;
 
 	snprintf(fd_arg, sizeof(fd_arg), "%d", uevent_fd);
-	snprintf(timeout_arg, sizeof(timeout_arg), "%d", timeout_sec);
+	snprintf(timeout_arg, sizeof(timeout_arg), "%d",
+		 timeout_sec < 0 ? HANDOFF_HOLD_DEFAULT_SEC : timeout_sec);
 	snprintf(level_arg, sizeof(level_arg), "%d", log->max_level);
 	r = set_cloexec(uevent_fd, false);
 	if (r < 0)
@@ -713,16 +717,18 @@ static int listen_env_read(struct listen_env *e)
 	return parse_num(fds, 0, LISTEN_FDS_MAX, &e->n) < 0 ? -EINVAL : 0;
 }
 
-/* Index of name in a ':'-separated list, or -1. */
-static int name_index(const char *names, const char *name)
+/* Index of name in a ':'-separated list, or -1; *count gets the entries. */
+static int name_index(const char *names, const char *name, int *count)
 {
 	size_t len = strlen(name);
-	int i = 0;
+	int i = 0, found = -1;
 
 	for (const char *p = names; p; p = strchr(p, ':'), p = p ? p + 1 : NULL, i++)
-		if (strncmp(p, name, len) == 0 && (p[len] == ':' || p[len] == '\0'))
-			return i;
-	return -1;
+		if (found < 0 && strncmp(p, name, len) == 0 && (p[len] == ':' || p[len] == '\0'))
+			found = i;
+	if (count)
+		*count = i;
+	return found;
 }
 
 /* The inherited kernel socket: by type, else by name. Its fd, or -1. */
@@ -733,7 +739,7 @@ static int find_inherited(const struct listen_env *e)
 	for (i = 0; i < e->n; i++)
 		if (check_uevent_socket(3 + i) == 0)
 			return 3 + i;
-	i = e->names ? name_index(e->names, HANDOFF_KERNEL_FDNAME) : -1;
+	i = e->names ? name_index(e->names, HANDOFF_KERNEL_FDNAME, NULL) : -1;
 	return i >= 0 && i < e->n ? 3 + i : -1;
 }
 
@@ -776,11 +782,13 @@ static int place_after(int fd, const struct listen_env *e)
 	size_t len = (e->names ? strlen(e->names) : (size_t)e->n * 8) +
 		     sizeof(HANDOFF_KERNEL_FDNAME) + 1;
 	char *names = malloc(len), *p = names;
-	int r = -ENOMEM;
+	int count = 0, r = -ENOMEM;
 
 	if (!names)
 		return r;
-	if (e->names && name_index(e->names, "") != 0) /* set and not empty */
+	if (e->names)
+		(void)name_index(e->names, "", &count);
+	if (count == e->n) /* names for the inherited ones: keep them */
 		p += snprintf(p, len, "%s:", e->names);
 	else
 		for (int i = 0; i < e->n; i++)
@@ -803,7 +811,7 @@ static int place_socket(int fd, const struct listen_env *e)
 	int target, r;
 
 	if (e->n == 0)
-		return place_alone(fd) < 0 ? -errno : 3;
+		return (r = place_alone(fd)) < 0 ? r : 3;
 	target = find_inherited(e);
 	if (target < 0) {
 		r = place_after(fd, e);
@@ -824,6 +832,7 @@ struct adopt {
 	int floor;          /* our own fds stay at or above this */
 	int conn, fd;
 	char reply[HANDOFF_MSG_MAX];
+	char why[HANDOFF_MSG_MAX + 256]; /* the failure, logged once by cmd_adopt */
 };
 
 static int parse_adopt_args(struct adopt *a, int argc, char **argv)
@@ -851,17 +860,16 @@ static int parse_adopt_args(struct adopt *a, int argc, char **argv)
 	return 1;
 }
 
-/* Connect, ask, receive, check. Logs why not. 0 with a->fd set, or -errno. */
+/* Connect, ask, receive, check. 0 with a->fd set, or -errno and a->why. */
 static int adopt_fetch(struct adopt *a)
 {
-	char path[PATH_MAX];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int r;
 
 	(void)handoff_path(a->run_dir, path, sizeof(path));
 	a->conn = relocate(connect_holder(a->run_dir, a->timeout_sec * 1000), a->floor);
 	if (a->conn < 0) {
-		log_msg(&a->log, LOG_WARNING, "adopt: no holder at %s (%s)", path,
-			strerror(-a->conn));
+		snprintf(a->why, sizeof(a->why), "no holder at %s: %s", path, strerror(-a->conn));
 		return a->conn;
 	}
 	r = control_send(a->conn, "fetch");
@@ -871,39 +879,40 @@ static int adopt_fetch(struct adopt *a)
 		a->fd = relocate(a->fd, a->floor);
 		r = a->fd < 0 ? a->fd : check_bound_uevent_socket(a->fd);
 	}
-	if (r < 0)
-		log_msg(&a->log, LOG_WARNING, "adopt: %s: no uevent socket received: %s%s%s",
-			path, strerror(-r), r == -EACCES ? ": " : "",
-			r == -EACCES ? a->reply : "");
+	if (r == -EACCES)
+		snprintf(a->why, sizeof(a->why), "%s refused: %s", path, a->reply);
+	else if (r < 0)
+		snprintf(a->why, sizeof(a->why), "%s: no uevent socket received: %s", path,
+			 strerror(-r));
 	return r;
 }
 
-/* Make the socket fit for udevd and place it. Logs why not. */
+/* Make the socket fit for udevd and place it. 0, or -errno and a->why. */
 static int adopt_place(struct adopt *a)
 {
 	struct uevent_socket_info info;
 	int r = uevent_socket_configure(a->fd, 0, true, &info);
 
 	if (r < 0) {
-		log_msg(&a->log, LOG_WARNING, "adopt: cannot configure the uevent socket: %s",
-			strerror(-r));
+		snprintf(a->why, sizeof(a->why), "cannot configure the uevent socket: %s",
+			 strerror(-r));
 		return r;
 	}
 	r = place_socket(a->fd, &a->env);
 	if (r < 0) {
-		log_msg(&a->log, LOG_WARNING, "adopt: cannot place the uevent socket: %s",
-			strerror(-r));
+		snprintf(a->why, sizeof(a->why), "cannot place the uevent socket: %s",
+			 strerror(-r));
 		return r;
 	}
 	a->fd = -1;
-	log_msg(&a->log, LOG_INFO, "adopt: uevent socket as fd %d of %d (%s), receive "
-		"buffer %d%s; held: %s", r, a->env.n ? a->env.n : 1,
+	/* r - 2: how many fds up to ours; more if ours replaced an inherited one */
+	log_msg(&a->log, LOG_NOTICE, "adopt: uevent socket as fd %d of %d (%s), receive "
+		"buffer %d%s; held: %s", r, a->env.n > r - 2 ? a->env.n : r - 2,
 		a->env.n ? "inherited sockets kept" : "alone", info.rcvbuf,
 		info.forced ? "" : " (not forced)", a->reply + 3);
 	return 0;
 }
 
-/* The logger's fd, if any of its own, moved above the fds we place. */
 static void adopt_init(struct adopt *a, const char *run_dir, const struct logger *log)
 {
 	memset(a, 0, sizeof(*a));
@@ -934,11 +943,14 @@ int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *l
 		return r == 0 ? 0 : 2;
 	r = listen_env_read(&a.env);
 	a.floor = 3 + a.env.n + 1;
+	/* a logger fd of its own (kmsg) moves above the fds we place */
 	if (a.log.fd > STDERR_FILENO)
-		a.log.fd = relocate(fcntl(log->fd, F_DUPFD_CLOEXEC, a.floor), a.floor);
+		a.log.fd = fcntl(log->fd, F_DUPFD_CLOEXEC, a.floor);
+	if (a.log.fd < 0)
+		a.log = (struct logger){ STDERR_FILENO, false, log->max_level, log->ident };
 	if (r < 0)
-		log_msg(&a.log, LOG_WARNING, "adopt: LISTEN_FDS=%s is not a count; "
-			"leaving it alone", getenv("LISTEN_FDS"));
+		snprintf(a.why, sizeof(a.why), "LISTEN_FDS=%.32s is not a count",
+			 getenv("LISTEN_FDS"));
 	if (r == 0)
 		r = adopt_fetch(&a);
 	if (r == 0)
@@ -947,8 +959,8 @@ int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *l
 	if (r == 0)
 		(void)control_send(a.conn, "ack");
 	if (r < 0)
-		log_msg(&a.log, LOG_WARNING, "adopt: starting %s without a handed-over "
-			"uevent socket", a.prog[0]);
+		log_msg(&a.log, LOG_WARNING, "adopt: %s; starting %s without a handed-over "
+			"uevent socket", a.why, a.prog[0]);
 	if (a.fd >= 0)
 		close(a.fd);
 	if (a.conn >= 0)

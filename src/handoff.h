@@ -17,6 +17,8 @@
  */
 #pragma once
 
+#include <stddef.h>
+
 #include "log.h"
 
 #define HANDOFF_HOLDER_ARGV0 "@initdev-holder" /* main: argv[0] equal -> cmd_holder */
@@ -37,7 +39,7 @@ int handoff_path(const char *run_dir, char *buf, size_t size);
  *   @initdev-holder --fd N --run DIR --timeout S --log-target kmsg|stderr
  *                   --log-level L
  * taking the log target and level from log. timeout_sec 0 holds until
- * fetched. Returns only on failure: -errno (FD_CLOEXEC is then restored).
+ * fetched, < 0 means HANDOFF_HOLD_DEFAULT_SEC. Returns only on failure: -errno (FD_CLOEXEC is then restored).
  */
 int handoff_exec_holder(const char *self_exe, int uevent_fd, const char *run_dir,
 			int timeout_sec, const struct logger *log);

@@ -6,10 +6,16 @@
 #include <string.h>
 
 #include "cli.h"
+#include "handoff.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "dev"
 #endif
+
+static int run_adopt(struct cli *cli, int argc, char **argv)
+{
+	return cmd_adopt(argc, argv, cli->run, &cli->log);
+}
 
 struct command {
 	const char *name;
@@ -25,6 +31,8 @@ static const struct command commands[] = {
 	{ "exit", cmd_exit, "stop the daemon" },
 	{ "wait", cmd_wait, "wait for a device: /dev/PATH, UUID=, LABEL=, PARTUUID=, PARTLABEL=, MAJ:MIN" },
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
+	{ "handoff", cmd_handoff, "before switch_root: keep the uevent socket for the real root" },
+	{ "adopt", run_adopt, "in the real root: take the uevent socket and exec PROG with it" },
 };
 
 static void usage(FILE *f)
@@ -108,7 +116,12 @@ int main(int argc, char **argv)
 	struct cli cli = { .sysfs = "/sys", .dev = "/dev", .run = "/run/initdev",
 			   .cmdline = "/proc/cmdline", .log_level = -1 };
 	enum log_target target = LOG_TARGET_AUTO;
-	int r = argc > 0 ? run_as_udev(&cli, argc, argv) : -1;
+	int r;
+
+	/* the holder that keeps the uevent socket across switch_root */
+	if (argc > 0 && strcmp(argv[0], HANDOFF_HOLDER_ARGV0) == 0)
+		return cmd_holder(argc, argv);
+	r = argc > 0 ? run_as_udev(&cli, argc, argv) : -1;
 
 	if (r >= 0)
 		return r;
