@@ -9,6 +9,10 @@
 # lexical) and puts those two names in the image as symlinks to initdev;
 # dracut's inst_* helpers skip files that already exist, so 95udev-rules,
 # which 99base depends on, then leaves the real udevd and udevadm out.
+#
+# dracut's globals (initdir, moddir, mods_to_load, systemdutildir, ...) are
+# set by the dracut process that sources this file.
+# shellcheck disable=SC2154
 
 # Modules that rely on udev rules (RUN+=, IMPORT{program}, rules written at
 # boot by their cmdline hooks) or on a udev database that initdev does not
@@ -37,6 +41,16 @@ initdev_conflicts_in() {
     local _m _found=
     for _m in $(initdev_conflicting_modules); do
         [[ $1 == *" $_m "* ]] && _found+=" $_m"
+    done
+    echo "${_found# }"
+}
+
+# initdev_conflicts_included: the conflicting modules in this image, by
+# dracut's own test (complete once modules are being installed).
+initdev_conflicts_included() {
+    local _m _found=
+    for _m in $(initdev_conflicting_modules); do
+        dracut_module_included "$_m" && _found+=" $_m"
     done
     echo "${_found# }"
 }
@@ -146,6 +160,7 @@ initdev_skip_udev_payload() {
     declare -F initdev_orig_inst_rules > /dev/null && return 0
     eval "initdev_orig_inst_rules() $(declare -f inst_rules | tail -n +2)"
     eval "initdev_orig_inst_multiple() $(declare -f inst_multiple | tail -n +2)"
+    # shellcheck disable=SC2317 # called by dracut, not here
     inst_rules() {
         if [[ ${moddir##*/} == [0-9][0-9]udev-rules ]]; then
             ddebug "initdev: not installing udev rules: $*"
@@ -153,6 +168,7 @@ initdev_skip_udev_payload() {
         fi
         initdev_orig_inst_rules "$@"
     }
+    # shellcheck disable=SC2317
     inst_multiple() {
         local _a
         local -a _keep=()
@@ -174,7 +190,7 @@ install() {
     local _bin _c _p
     # check() could not see modules sorted after 90initdev; now all are known.
     # dracut ignores install()'s status, so refusing means exiting.
-    _c=$(initdev_conflicts_in " $mods_to_load $modules_loaded ")
+    _c=$(initdev_conflicts_included)
     if [[ $_c ]]; then
         initdev_refuse "$_c"
         exit 1

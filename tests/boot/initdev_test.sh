@@ -33,6 +33,7 @@ HOSTILE_1='a/b c'
 HOSTILE_1_ENC='a\x2fb\x20c'
 HOSTILE_2='../x'
 HOSTILE_2_ENC='..\x2fx'
+# shellcheck disable=SC2016 # the label is the literal text $(x)
 HOSTILE_3='$(x)'
 HOSTILE_3_ENC='\x24\x28x\x29'
 BOOT_TIMEOUT=150
@@ -54,12 +55,13 @@ first_of() {
 # initdev_locate: sets INITDEV_BIN and INITDEV_MODULE (absolute) or fails.
 initdev_locate() {
 	src=$(atf_get_srcdir)
-	cfg_bin= cfg_mod=
+	cfg_bin='' cfg_mod=''
 	atf_config_has initdev_binary && cfg_bin=$(atf_config_get initdev_binary)
 	atf_config_has initdev_dracut_module && cfg_mod=$(atf_config_get initdev_dracut_module)
 	INITDEV_BIN=$(first_of "$cfg_bin" "${INITDEV_BINARY:-}" "$src/../../initdev")
-	[ -f "$INITDEV_BIN" ] && [ -x "$INITDEV_BIN" ] ||
+	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
 		atf_fail "no initdev binary at $INITDEV_BIN (set INITDEV_BINARY)"
+	fi
 	for m in "$cfg_mod" "${INITDEV_DRACUT_MODULE:-}" "$src/90initdev" \
 		"$src/../../dracut-module/90initdev"; do
 		[ -n "$m" ] && [ -f "$m/module-setup.sh" ] && break
@@ -181,6 +183,7 @@ EOF
 # the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
 # make the root tree and root.ext4. Sets KVER, KERNEL.
 initdev_setup() {
+	# shellcheck source=tests/boot/lib.sh
 	. "$(atf_get_srcdir)/lib.sh"
 	if atf_config_has boot_cache; then
 		BOOT_CACHE=$(atf_config_get boot_cache)
@@ -224,8 +227,7 @@ try_boot() {
 }
 
 # initdev_boot "APPEND" [qemu args]: boot the initdev image into boot.log;
-# fail with the log's tail unless the root's init reported. Checks every
-# boot: systemd-udevd never started, initdev is gone after switch_root.
+# fail with the log's tail unless the root's init reported.
 initdev_boot() {
 	append=$1
 	shift
@@ -240,11 +242,11 @@ initdev_boot() {
 	echo "initdev: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
 	echo "initdev: links:"
 	boot_links boot.log
-	expect_clean_handover
 }
 
 # expect_clean_handover: dracut's own init.sh switched root, no udevd ran,
-# and nothing of initdev survived into the real root.
+# and nothing of initdev survived into the real root. Every boot case ends
+# with it (last, so that the case's own findings come first).
 expect_clean_handover() {
 	tr -d '\r' < boot.log | grep -q 'dracut: Switching root' ||
 		fail_with_log "dracut's init.sh did not switch root"
@@ -329,6 +331,7 @@ root_uuid_virtio_blk_body() {
 	# fs-lib's det_fs asks `udevadm info --query=property` for ID_FS_TYPE
 	tr -d '\r' < boot.log | grep -q 'dracut: Checking ext4: ' ||
 		fail_with_log "dracut did not learn the root's type (ID_FS_TYPE) from udevadm info"
+	expect_clean_handover
 }
 
 atf_test_case root_label_gpt_virtio_scsi
@@ -351,6 +354,7 @@ root_label_gpt_virtio_scsi_body() {
 	expect_link by-id/scsi-0QEMU_QEMU_HARDDISK_initdev-scsi0 /dev/sda
 	expect_link by-id/scsi-0QEMU_QEMU_HARDDISK_initdev-scsi0-part1 /dev/sda1
 	expect_modules virtio_scsi sd_mod
+	expect_clean_handover
 }
 
 atf_test_case root_partuuid_gpt_virtio_scsi
@@ -369,6 +373,7 @@ root_partuuid_gpt_virtio_scsi_body() {
 	expect_link "by-partuuid/$PART_UUID" /dev/sda1
 	expect_link "by-partlabel/$PART_LABEL_ENC" /dev/sda1
 	expect_link "by-uuid/$ROOT_UUID" /dev/sda1
+	expect_clean_handover
 }
 
 atf_test_case root_uuid_nvme
@@ -385,14 +390,14 @@ root_uuid_nvme_body() {
 	expect_link "by-label/$ROOT_LABEL" /dev/nvme0n1
 	expect_link by-id/nvme-QEMU_NVMe_Ctrl_initdev-nvme0 /dev/nvme0n1
 	expect_modules nvme
+	expect_clean_handover
 }
 
 # make_hostile_disks: h1..h3.ext4 with the hostile labels.
 make_hostile_disks() {
-	boot_make_ext4 h1.ext4 8 empty "" "$HOSTILE_1" &&
-		boot_make_ext4 h2.ext4 8 empty "" "$HOSTILE_2" &&
-		boot_make_ext4 h3.ext4 8 empty "" "$HOSTILE_3" ||
-		atf_fail "cannot make the hostile-label disk images"
+	boot_make_ext4 h1.ext4 8 empty "" "$HOSTILE_1" || atf_fail "cannot make h1.ext4"
+	boot_make_ext4 h2.ext4 8 empty "" "$HOSTILE_2" || atf_fail "cannot make h2.ext4"
+	boot_make_ext4 h3.ext4 8 empty "" "$HOSTILE_3" || atf_fail "cannot make h3.ext4"
 }
 
 HOSTILE_QEMU_ARGS="-drive file=h1.ext4,if=virtio,format=raw
@@ -426,6 +431,7 @@ hostile_labels_body() {
 		*) fail_with_log "unexpected entry /dev/disk/$d" ;;
 		esac
 	done
+	expect_clean_handover
 }
 
 atf_test_case missing_root_emergency
@@ -453,8 +459,9 @@ missing_root_emergency_body() {
 	# guest time when the initqueue gave up: rd.retry=10 plus startup
 	at=$(tr -d '\r' < boot.log | sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\] dracut Warning: Could not boot.*/\1/p' | head -n 1)
 	echo "missing root: 'Could not boot' at guest uptime ${at:-?}s"
-	[ -n "$at" ] && [ "$at" -lt 90 ] ||
+	if [ -z "$at" ] || [ "$at" -ge 90 ]; then
 		fail_with_log "the initqueue took ${at:-?}s to give up with rd.retry=10"
+	fi
 	! tr -d '\r' < boot.log | grep -q '^BOOT-RESULT' ||
 		fail_with_log "BOOT-RESULT without a root"
 }
@@ -485,10 +492,12 @@ naming_parity_body() {
 	echo "image sizes: stock $stock_size bytes, initdev $initdev_size bytes"
 	[ "$initdev_size" -lt "$stock_size" ] ||
 		atf_fail "the initdev image is not smaller than the stock one"
-	boot_make_ext4 data.ext4 8 empty "$DATA_UUID" scsidata &&
-		boot_make_gpt_disk gpt.img data.ext4 "$PART_LABEL" "$PART_UUID" &&
-		boot_make_ext4 nvme.ext4 8 empty "$NVME_DATA_UUID" nvmedata ||
-		atf_fail "cannot make the disk images"
+	boot_make_ext4 data.ext4 8 empty "$DATA_UUID" scsidata ||
+		atf_fail "cannot make data.ext4"
+	boot_make_gpt_disk gpt.img data.ext4 "$PART_LABEL" "$PART_UUID" ||
+		atf_fail "cannot make the GPT disk image"
+	boot_make_ext4 nvme.ext4 8 empty "$NVME_DATA_UUID" nvmedata ||
+		atf_fail "cannot make nvme.ext4"
 	make_hostile_disks
 	set -- -drive if=none,id=r0,file=root.ext4,format=raw \
 		-device virtio-blk-pci,drive=r0,serial=initdev-root \
@@ -514,6 +523,64 @@ naming_parity_body() {
 		atf_fail "/dev/disk links differ: '-' stock udev only, '+' initdev only"
 	fi
 	echo "parity: $(wc -l < links.stock) links identical"
+	expect_clean_handover
+}
+
+# expect_refused LOG WHAT: dracut failed with initdev's refusal naming WHAT.
+expect_refused() {
+	if ! grep -q "dracut module 'initdev' cannot be combined with: .*$2" "$1"; then
+		cat "$1"
+		atf_fail "dracut did not refuse initdev together with $2 (log above)"
+	fi
+}
+
+atf_test_case refuses_rule_modules
+refuses_rule_modules_head() {
+	atf_set descr "dracut refuses initdev with modules that need udev rules, in check() and in install()"
+	atf_set require.user root
+	atf_set require.progs "dracut sha256sum"
+	atf_set timeout 300
+}
+refuses_rule_modules_body() {
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	initdev_locate
+	KVER=$(boot_kver) || atf_skip "no kernel with modules"
+	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
+	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+	itree=$(initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	# asked for together: check() sees it
+	if boot_make_initramfs i18n.img "$itree" "$KVER" "$STOCK_MODULES" "" \
+		--add "initdev i18n" 2> /dev/null; then
+		atf_fail "dracut built an image with initdev and i18n"
+	fi
+	expect_refused i18n.img.log i18n
+	# dracut's default "all modules" mode: resume (95) and the like are
+	# only known once install() runs
+	mkdir -p all/confdir all/tmp && : > all/dracut.conf
+	if dracutbasedir=$itree dracut --conf all/dracut.conf --confdir all/confdir \
+		--tmpdir "$PWD/all/tmp" --no-hostonly --kver "$KVER" --no-compress \
+		--force --add initdev \
+		--omit "crypt dm i18n systemd systemd-initrd dracut-systemd" \
+		"$PWD/all.img" > all.log 2>&1; then
+		atf_fail "dracut built a default-set image with initdev (see all.log)"
+	fi
+	expect_refused all.log resume
+	[ ! -e all.img ] || atf_fail "a refused build left an image behind"
+	grep -q 'Including module: initdev ' all.log ||
+		atf_fail "the default-set build did not reach initdev's install()"
+	# not asked for: never included, nothing said
+	if ! dracutbasedir=$itree dracut --conf all/dracut.conf --confdir all/confdir \
+		--tmpdir "$PWD/all/tmp" --no-hostonly --kver "$KVER" --no-compress \
+		--force -m "$STOCK_MODULES" --omit "systemd systemd-initrd dracut-systemd" \
+		"$PWD/plain.img" > plain.log 2>&1; then
+		cat plain.log
+		atf_fail "a build without initdev failed"
+	fi
+	! grep -q "module: initdev \|module 'initdev'" plain.log ||
+		atf_fail "initdev showed up in a build that did not ask for it"
 }
 
 atf_init_test_cases() {
@@ -524,4 +591,5 @@ atf_init_test_cases() {
 	atf_add_test_case hostile_labels
 	atf_add_test_case missing_root_emergency
 	atf_add_test_case naming_parity
+	atf_add_test_case refuses_rule_modules
 }
