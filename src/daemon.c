@@ -502,6 +502,7 @@ static void remove_state(const char *run_dir)
 		(void)unlink(path);
 	if (control_path(run_dir, path, sizeof(path)) == 0)
 		(void)unlink(path);
+	(void)rmdir(run_dir); /* leave nothing behind; fails harmlessly if not empty */
 }
 
 /*

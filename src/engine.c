@@ -469,9 +469,13 @@ static void check_settled(struct engine *e)
 		return;
 	e->settled = true;
 	enter_phase(e, PHASE_SETTLED);
-	log_msg(e->log, LOG_INFO, "settled at kernel SEQNUM %llu after %.3f s",
+	/* the one line a normal boot logs: what was done, and how fast */
+	log_msg(e->log, LOG_NOTICE, "settled at kernel SEQNUM %llu after %.3f s: "
+		"%zu devices, %llu events, %llu rejected",
 		(unsigned long long)seqnum,
-		(double)(now_monotonic_usec() - e->start_usec) / 1e6);
+		(double)(now_monotonic_usec() - e->start_usec) / 1e6, e->devices.n,
+		(unsigned long long)e->gate.stats.accepted,
+		(unsigned long long)gate_rejected_total(&e->gate.stats));
 }
 
 void engine_step(struct engine *e)

@@ -16,7 +16,7 @@
 #include "escape.h"
 #include "kmod-dl.h"
 
-#define MODALIAS_MAX 1024 /* longest MODALIAS we accept from an event */
+#define MODALIAS_MAX 2048 /* the kernel's uevent buffer: CPU aliases are long */
 #define MODNAME_MAX 64    /* the kernel's MODULE_NAME_LEN is 56 */
 #define WHY_MAX 192       /* escaped alias in log lines */
 

@@ -151,12 +151,12 @@ static void sc_parallel(struct child *c)
 
 static void sc_hostile(struct child *c)
 {
-	char big[1100];
+	char big[2100];
 
 	memset(big, 'a', sizeof(big));
-	big[1025] = '\0';
+	big[2049] = '\0';
 	put(c, "rc_long", modload_alias(&c->w, big));
-	big[1024] = '\0';
+	big[2048] = '\0';
 	put(c, "rc_max", modload_alias(&c->w, big));
 	put(c, "rc_newline", modload_alias(&c->w, A_VIRTIO_BLK "\n"));
 	put(c, "rc_ctrl", modload_alias(&c->w, "\x01" A_PCSPKR));
@@ -780,7 +780,7 @@ ATF_TC_BODY(hostile_alias_refused, tc)
 	run_scenario(&fx, "hostile", NULL);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		ATF_CHECK_EQ_MSG(result(refused[i]), -EINVAL, "%s", refused[i]);
-	ATF_CHECK_EQ(result("rc_max"), 0); /* 1024 bytes is allowed, and unknown */
+	ATF_CHECK_EQ(result("rc_max"), 0); /* 2048 bytes is allowed, and unknown */
 	ATF_CHECK_EQ(trap_log(ins, 4), 0);
 	check_stats(0, 0, 0, 0, 1, 1);
 	ATF_CHECK(atf_utils_grep_file("refusing invalid modalias '" A_VIRTIO_BLK "\\\\x0a'",
