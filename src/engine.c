@@ -470,7 +470,7 @@ static void check_settled(struct engine *e)
 	e->settled = true;
 	enter_phase(e, PHASE_SETTLED);
 	/* the one line a normal boot logs: what was done, and how fast */
-	log_msg(e->log, LOG_NOTICE, "settled at kernel SEQNUM %llu after %.3f s: "
+	log_msg(e->log, e->gate.stats.accepted ? LOG_NOTICE : LOG_DEBUG, "settled at kernel SEQNUM %llu after %.3f s: "
 		"%zu devices, %llu events, %llu rejected",
 		(unsigned long long)seqnum,
 		(double)(now_monotonic_usec() - e->start_usec) / 1e6, e->devices.n,

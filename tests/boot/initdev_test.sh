@@ -72,113 +72,6 @@ initdev_locate() {
 	INITDEV_MODULE=$(readlink -f "$m")
 }
 
-# status_hook: a pre-pivot hook (test instrumentation, not part of the
-# module) that saves the daemon's counters where the root's /sbin/init can
-# read them: switch_root moves /run into the new root.
-status_hook() {
-	cat <<'EOF'
-# initdev boot test: the daemon's view, for the root's /sbin/init
-initdev status > /run/initdev-test.status 2>&1 ||
-	echo "initdev status failed: $?" >> /run/initdev-test.status
-EOF
-}
-
-# initdev_tree CACHE BASE: BASE (a copy of /usr/lib/dracut) plus the module
-# under test, a copy of the binary and the status hook, in CACHE under a key
-# made of their contents; built under a temporary name and renamed, as
-# boot_dracut_tree does. Prints its path.
-initdev_tree() (
-	cache=$1 base=$2
-	key=$( {
-		boot_tree_fingerprint "$base"
-		(cd "$INITDEV_MODULE" && find . -type f | LC_ALL=C sort | xargs sha256sum)
-		sha256sum < "$INITDEV_BIN"
-		status_hook
-	} | sha256sum | cut -c1-16)
-	tree=$cache/dracut-initdev-$key
-	if [ ! -f "$tree/.boot-tree-complete" ]; then
-		tmp=$(mktemp -d "$tree.tmp.XXXXXX") || return 1
-		if cp -a "$base/." "$tmp" && rm -rf "$tmp/.boot-tree-complete" \
-			"$tmp/modules.d/90initdev" && mkdir "$tmp/modules.d/90initdev" \
-			"$tmp/initdev-test" &&
-			cp -a "$INITDEV_MODULE/." "$tmp/modules.d/90initdev" &&
-			cp "$INITDEV_BIN" "$tmp/initdev-test/initdev" &&
-			status_hook > "$tmp/initdev-test/status-hook.sh" &&
-			: > "$tmp/.boot-tree-complete"; then
-			mv -T "$tmp" "$tree" 2> /dev/null || rm -rf "$tmp"
-		else
-			rm -rf "$tmp"
-			return 1
-		fi
-	fi
-	[ -f "$tree/.boot-tree-complete" ] && echo "$tree"
-)
-
-# initdev_image CACHE BASE: build or reuse the `--add initdev` image (the
-# stock module set plus initdev, with the status hook). Prints its path.
-initdev_image() {
-	itree=$(initdev_tree "$1" "$2") || return 1
-	INITDEV_BINARY=$itree/initdev-test/initdev
-	export INITDEV_BINARY
-	boot_cached_initramfs "$1" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
-		--add initdev \
-		--include "$itree/initdev-test/status-hook.sh" \
-		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh
-}
-
-# write_report_init STAGING: put a reporting /sbin/init in front of the
-# harness one (kept as /sbin/init-report): what is left of initdev after
-# switch_root, its counters, the loaded modules, /dev/disk's top level,
-# anything under /dev/disk/by-* that is not a symlink, each disk's diskseq,
-# and the links whose names start with a dot (the harness' glob skips them).
-write_report_init() {
-	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
-	cat > "$1/sbin/init" <<'EOF'
-#!/bin/sh
-export PATH=/bin
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
-echo 1 > /proc/sys/kernel/printk
-if [ -e /run/initdev ]; then
-	echo "INITDEV-RUN present:" $(ls -A /run/initdev)
-else
-	echo "INITDEV-RUN absent"
-fi
-for p in /proc/[0-9]*; do
-	comm=$(cat "$p/comm" 2> /dev/null) || continue
-	exe=$(readlink "$p/exe" 2> /dev/null)
-	case "$comm $exe" in
-	*initdev* | *udevd* | *udevadm*) echo "INITDEV-PROC ${p#/proc/} $comm $exe" ;;
-	esac
-done
-echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"
-dmesg | grep 'initdev\[[0-9]*\]:' | head -n 5 | sed 's/^/INITDEV-KMSG /'
-[ -f /run/initdev-test.status ] && sed 's/^/INITDEV-STATUS /' /run/initdev-test.status
-while read -r m _; do echo "INITDEV-MODULE $m"; done < /proc/modules
-for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do
-	[ -e "$e" ] || [ -L "$e" ] || continue
-	echo "INITDEV-DISKDIR ${e#/dev/disk/}"
-done
-for e in /dev/disk/by-*/* /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
-	[ -e "$e" ] || [ -L "$e" ] || continue
-	[ -L "$e" ] || echo "INITDEV-NOTLINK ${e#/dev/disk/}"
-done
-for b in /sys/class/block/*; do
-	if [ -f "$b/partition" ]; then s=$(cat "$b/../diskseq" 2> /dev/null)
-	else s=$(cat "$b/diskseq" 2> /dev/null); fi
-	[ -n "$s" ] && echo "INITDEV-DISKSEQ /dev/${b##*/} $s"
-done
-for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
-	[ -L "$l" ] || continue
-	printf 'BOOT-LINK %s -> %s\n' "${l#/dev/disk/}" "$(readlink -f "$l")"
-done
-exec /sbin/init-report
-EOF
-	chmod 0755 "$1/sbin/init"
-}
-
 # initdev_setup [stock]: load the harness, locate initdev, build or reuse
 # the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
 # make the root tree and root.ext4. Sets KVER, KERNEL.
@@ -196,7 +89,7 @@ initdev_setup() {
 	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
 	t0=$(boot_now)
 	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
-	INITRD=$(initdev_image "$cache" "$base") ||
+	INITRD=$(boot_initdev_image "$cache" "$base") ||
 		atf_fail "dracut could not build the initdev image"
 	echo "initdev: kernel $KVER, binary $INITDEV_BIN, module $INITDEV_MODULE"
 	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
@@ -208,7 +101,7 @@ initdev_setup() {
 		echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
 	fi
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
-	write_report_init staging || atf_fail "cannot write the reporting init"
+	boot_write_report_init staging || atf_fail "cannot write the reporting init"
 	mkdir -p empty
 	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
 		atf_fail "cannot make the root filesystem image"
@@ -548,7 +441,7 @@ refuses_rule_modules_body() {
 	KVER=$(boot_kver) || atf_skip "no kernel with modules"
 	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
 	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
-	itree=$(initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
+	itree=$(boot_initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
 	INITDEV_BINARY=$itree/initdev-test/initdev
 	export INITDEV_BINARY
 	# asked for together: check() sees it

@@ -320,3 +320,116 @@ boot_links() {
 boot_has_link() {
 	boot_links "$1" | grep -Fxq -- "$2 -> $3"
 }
+
+# ---- images with initdev (dracut --add initdev) --------------------------
+# These use INITDEV_BIN (the binary), INITDEV_MODULE (dracut-module/90initdev),
+# KVER, STOCK_MODULES and DRIVERS, set by the caller (tests/boot/initdev_test,
+# scripts/demo, scripts/bench/boot).
+
+# boot_status_hook: a pre-pivot hook (test instrumentation, not part of the
+# module) that saves the daemon's counters where the root's /sbin/init can
+# read them: switch_root moves /run into the new root.
+boot_status_hook() {
+	cat <<'EOF'
+# initdev boot test: the daemon's view, for the root's /sbin/init
+initdev status > /run/initdev-test.status 2>&1 ||
+	echo "initdev status failed: $?" >> /run/initdev-test.status
+EOF
+}
+
+# boot_initdev_tree CACHE BASE: BASE (a copy of /usr/lib/dracut) plus the module
+# under test, a copy of the binary and the status hook, in CACHE under a key
+# made of their contents; built under a temporary name and renamed, as
+# boot_dracut_tree does. Prints its path.
+boot_initdev_tree() (
+	cache=$1 base=$2
+	key=$( {
+		boot_tree_fingerprint "$base"
+		(cd "$INITDEV_MODULE" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+		sha256sum < "$INITDEV_BIN"
+		boot_status_hook
+	} | sha256sum | cut -c1-16)
+	tree=$cache/dracut-initdev-$key
+	if [ ! -f "$tree/.boot-tree-complete" ]; then
+		tmp=$(mktemp -d "$tree.tmp.XXXXXX") || return 1
+		if cp -a "$base/." "$tmp" && rm -rf "$tmp/.boot-tree-complete" \
+			"$tmp/modules.d/90initdev" && mkdir "$tmp/modules.d/90initdev" \
+			"$tmp/initdev-test" &&
+			cp -a "$INITDEV_MODULE/." "$tmp/modules.d/90initdev" &&
+			cp "$INITDEV_BIN" "$tmp/initdev-test/initdev" &&
+			boot_status_hook > "$tmp/initdev-test/status-hook.sh" &&
+			: > "$tmp/.boot-tree-complete"; then
+			mv -T "$tmp" "$tree" 2> /dev/null || rm -rf "$tmp"
+		else
+			rm -rf "$tmp"
+			return 1
+		fi
+	fi
+	[ -f "$tree/.boot-tree-complete" ] && echo "$tree"
+)
+
+# boot_initdev_image CACHE BASE: build or reuse the `--add initdev` image (the
+# stock module set plus initdev, with the status hook). Prints its path.
+boot_initdev_image() {
+	itree=$(boot_initdev_tree "$1" "$2") || return 1
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	boot_cached_initramfs "$1" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
+		--add initdev \
+		--include "$itree/initdev-test/status-hook.sh" \
+		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh
+}
+
+# boot_write_report_init STAGING: put a reporting /sbin/init in front of the
+# harness one (kept as /sbin/init-report): what is left of initdev after
+# switch_root, its counters, the loaded modules, /dev/disk's top level,
+# anything under /dev/disk/by-* that is not a symlink, each disk's diskseq,
+# and the links whose names start with a dot (the harness' glob skips them).
+boot_write_report_init() {
+	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
+	cat > "$1/sbin/init" <<'EOF'
+#!/bin/sh
+export PATH=/bin
+[ -e /proc/self ] || mount -t proc proc /proc
+[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
+[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
+exec < /dev/console > /dev/console 2>&1
+echo 1 > /proc/sys/kernel/printk
+if [ -e /run/initdev ]; then
+	echo "INITDEV-RUN present:" $(ls -A /run/initdev)
+else
+	echo "INITDEV-RUN absent"
+fi
+for p in /proc/[0-9]*; do
+	comm=$(cat "$p/comm" 2> /dev/null) || continue
+	exe=$(readlink "$p/exe" 2> /dev/null)
+	case "$comm $exe" in
+	*initdev* | *udevd* | *udevadm*) echo "INITDEV-PROC ${p#/proc/} $comm $exe" ;;
+	esac
+done
+echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"
+dmesg | grep 'initdev\[[0-9]*\]:' | head -n 5 | sed 's/^/INITDEV-KMSG /'
+[ -f /run/initdev-test.status ] && sed 's/^/INITDEV-STATUS /' /run/initdev-test.status
+while read -r m _; do echo "INITDEV-MODULE $m"; done < /proc/modules
+for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do
+	[ -e "$e" ] || [ -L "$e" ] || continue
+	echo "INITDEV-DISKDIR ${e#/dev/disk/}"
+done
+for e in /dev/disk/by-*/* /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
+	[ -e "$e" ] || [ -L "$e" ] || continue
+	[ -L "$e" ] || echo "INITDEV-NOTLINK ${e#/dev/disk/}"
+done
+for b in /sys/class/block/*; do
+	if [ -f "$b/partition" ]; then s=$(cat "$b/../diskseq" 2> /dev/null)
+	else s=$(cat "$b/diskseq" 2> /dev/null); fi
+	[ -n "$s" ] && echo "INITDEV-DISKSEQ /dev/${b##*/} $s"
+done
+for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
+	[ -L "$l" ] || continue
+	printf 'BOOT-LINK %s -> %s\n' "${l#/dev/disk/}" "$(readlink -f "$l")"
+done
+exec /sbin/init-report
+EOF
+	chmod 0755 "$1/sbin/init"
+}
+
