@@ -27,6 +27,7 @@ PART_LABEL="initdev root"
 PART_LABEL_ENC='initdev\x20root'
 DATA_UUID=2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901
 NVME_DATA_UUID=3c4d5e6f-7081-4293-a4b5-c6d7e8f90a12
+MBR_DATA_UUID=4d5e6f70-8192-43a4-b5c6-d7e8f90a1b23
 MISSING_UUID=00000000-1111-4222-8333-444444444444
 # Hostile filesystem labels and their blkid_encode_string() form (REFERENCE §3).
 HOSTILE_1='a/b c'
@@ -370,7 +371,17 @@ normalized_links() {
 			sub(/-.*$/, "", n); sub(/^[0-9]+/, "", rest)
 			if ((n "") == (seq[$3] "")) $1 = "by-diskseq/=SEQ" rest
 		}
-		{ print }' diskseq.map - | LC_ALL=C sort
+		{ print }' diskseq.map - | LC_ALL=C sort | by_path_targets
+}
+
+# by_path_targets: "NAME -> /dev/X" lines (sorted) with each target written
+# as its first by-path name: the kernel's sdX order varies between boots
+# (SCSI targets are scanned in parallel), a device's by-path does not.
+by_path_targets() {
+	awk '{ name[NR] = $1; dev[NR] = $3 }
+		$1 ~ /^by-path\// && !($3 in key) { key[$3] = $1 }
+		END { for (i = 1; i <= NR; i++)
+			print name[i], "->", (dev[i] in key ? key[dev[i]] : dev[i]) }'
 }
 
 atf_test_case naming_parity
@@ -391,12 +402,18 @@ naming_parity_body() {
 		atf_fail "cannot make the GPT disk image"
 	boot_make_ext4 nvme.ext4 8 empty "$NVME_DATA_UUID" nvmedata ||
 		atf_fail "cannot make nvme.ext4"
+	# an MBR disk too: by-partuuid <disk id>-01 and the -part1 links
+	boot_make_ext4 mbrdata.ext4 8 empty "$MBR_DATA_UUID" mbrdata ||
+		atf_fail "cannot make mbrdata.ext4"
+	boot_make_mbr_disk mbr.img mbrdata.ext4 0x1d15c0de || atf_fail "cannot make the MBR disk"
 	make_hostile_disks
 	set -- -drive if=none,id=r0,file=root.ext4,format=raw \
 		-device virtio-blk-pci,drive=r0,serial=initdev-root \
 		-device virtio-scsi-pci \
 		-drive if=none,id=d0,file=gpt.img,format=raw \
 		-device scsi-hd,drive=d0,serial=initdev-scsi0 \
+		-drive if=none,id=d1,file=mbr.img,format=raw \
+		-device scsi-hd,drive=d1,serial=initdev-scsi1 \
 		-drive if=none,id=nv0,file=nvme.ext4,format=raw \
 		-device nvme,serial=initdev-nvme0,drive=nv0
 	# shellcheck disable=SC2086
@@ -415,6 +432,10 @@ naming_parity_body() {
 	if ! diff -u links.stock links.initdev; then
 		atf_fail "/dev/disk links differ: '-' stock udev only, '+' initdev only"
 	fi
+	grep -q '^by-partuuid/1d15c0de-01 ' links.initdev ||
+		atf_fail "no MBR by-partuuid link: $(cat links.initdev)"
+	grep -q '^by-id/scsi-0QEMU_QEMU_HARDDISK_initdev-scsi1-part1 ' links.initdev ||
+		atf_fail "no -part1 by-id link for the MBR partition"
 	echo "parity: $(wc -l < links.stock) links identical"
 	expect_clean_handover
 }
