@@ -231,8 +231,8 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 	if (strcmp(req, "pending") == 0)
 		return pending_reply(d);
 	if (strncmp(req, "wait ", 5) == 0) {
-		if (strlen(req + 5) >= sizeof(c->awaits_name))
-			return "ERR name too long";
+		if (strlen(req + 5) >= sizeof(c->awaits_name) || !wait_name_safe(req + 5))
+			return "ERR bad name";
 		memcpy(c->awaits_name, req + 5, strlen(req + 5) + 1);
 		return NULL; /* answered by notify_found */
 	}

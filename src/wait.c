@@ -61,6 +61,20 @@ static int devnum_name(const char *spec, char *name, size_t size, const char **w
 	return 0;
 }
 
+bool wait_name_safe(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *c = name; *c;) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += len + (c[len] == '/');
+	}
+	return true;
+}
+
 /* /dev/PATH: relative, no "." or ".." component, no empty component. */
 static int path_name(const char *spec, char *name, size_t size, const char **why)
 {
@@ -70,14 +84,9 @@ static int path_name(const char *spec, char *name, size_t size, const char **why
 		*why = "empty or too long";
 		return -EINVAL;
 	}
-	for (const char *c = p; *c;) {
-		size_t len = strcspn(c, "/");
-
-		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
-			*why = "'.', '..' or empty components would leave /dev";
-			return -EINVAL;
-		}
-		c += len + (c[len] == '/');
+	if (!wait_name_safe(p)) {
+		*why = "'.', '..' or empty components would leave /dev";
+		return -EINVAL;
 	}
 	snprintf(name, size, "%s", p);
 	return 0;

@@ -16,6 +16,9 @@
 #define WAIT_NAME_MAX 1100
 
 /* SPEC -> name relative to the /dev root. 0, or -EINVAL with why set. */
+/* A name stays below the root: relative, no ".", ".." or empty component. */
+bool wait_name_safe(const char *name);
+
 int wait_spec_name(const char *spec, char *name, size_t size, const char **why);
 
 /*
