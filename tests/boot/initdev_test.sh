@@ -384,6 +384,67 @@ by_path_targets() {
 			print name[i], "->", (dev[i] in key ? key[dev[i]] : dev[i]) }'
 }
 
+# repart_hook: test instrumentation run at pre-pivot, in the initramfs, with
+# initdev still running: give the blank disk vdb a GPT table (sfdisk re-reads it:
+# the kernel sends change for vdb and add for vdb1), wait for initdev, note
+# the links; then replace it with an MBR table and do it again.
+repart_hook() {
+	cat <<'EOF'
+out=/run/initdev-test.repart
+note() {
+	for l in /dev/disk/by-partuuid/* /dev/disk/by-partlabel/* /dev/disk/by-path/*-part*; do
+		[ -L "$l" ] && echo "$1 ${l#/dev/disk/} -> $(readlink -f "$l")"
+	done >> $out
+}
+# sfdisk re-reads the table itself (BLKRRPART): the kernel announces the
+# change then; udevadm settle is initdev's settle
+printf 'label: gpt\nstart=2048, size=8192, name=fresh, uuid=9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d\n' |
+	sfdisk -q /dev/vdb > /dev/null 2>&1 || echo "GPT sfdisk failed" >> $out
+udevadm settle || echo "GPT settle failed" >> $out
+note GPT
+printf 'label: dos\nlabel-id: 0x0bad0bad\nstart=2048, size=8192, type=83\n' |
+	sfdisk -q --wipe always /dev/vdb > /dev/null 2>&1 || echo "MBR sfdisk failed" >> $out
+udevadm settle || echo "MBR settle failed" >> $out
+note MBR
+EOF
+}
+
+atf_test_case repartition_change
+repartition_change_head() {
+	atf_set descr "re-partitioning a disk (GPT, then MBR) while initdev runs updates its links"
+	initdev_head
+}
+repartition_change_body() {
+	initdev_setup
+	repart_hook > repart-hook.sh
+	itree=$(boot_initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	img=$(boot_cached_initramfs "$cache" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
+		--add initdev --install "sfdisk" \
+		--include "$itree/initdev-test/status-hook.sh" \
+		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh \
+		--include "$PWD/repart-hook.sh" /lib/dracut/hooks/pre-pivot/97-repart.sh) ||
+		atf_fail "dracut could not build the image"
+	truncate -s 16M blank.img
+	INITRD=$img
+	initdev_boot "root=UUID=$ROOT_UUID" \
+		-drive file=root.ext4,if=virtio,format=raw -drive file=blank.img,if=virtio,format=raw
+	log_lines INITDEV-REPART > repart.txt
+	cat repart.txt
+	grep -qx 'GPT by-partuuid/9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d -> /dev/vdb1' repart.txt ||
+		fail_with_log "no by-partuuid link after writing a GPT table"
+	grep -qx 'GPT by-partlabel/fresh -> /dev/vdb1' repart.txt ||
+		fail_with_log "no by-partlabel link after writing a GPT table"
+	grep -qx 'GPT by-path/pci-[0-9a-f:.]*-part1 -> /dev/vdb1' repart.txt ||
+		fail_with_log "no by-path -part1 link after writing a GPT table"
+	grep -qx 'MBR by-partuuid/0bad0bad-01 -> /dev/vdb1' repart.txt ||
+		fail_with_log "no MBR by-partuuid link after re-partitioning"
+	! grep -q '^MBR by-partuuid/9a8b7c6d\|^MBR by-partlabel/fresh' repart.txt ||
+		fail_with_log "the GPT partition's links survived re-partitioning"
+	expect_clean_handover
+}
+
 atf_test_case naming_parity
 naming_parity_head() {
 	atf_set descr "same VM booted with the stock image and the initdev image: identical /dev/disk links"
@@ -505,5 +566,6 @@ atf_init_test_cases() {
 	atf_add_test_case hostile_labels
 	atf_add_test_case missing_root_emergency
 	atf_add_test_case naming_parity
+	atf_add_test_case repartition_change
 	atf_add_test_case refuses_rule_modules
 }

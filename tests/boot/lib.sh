@@ -410,6 +410,7 @@ done
 echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"
 dmesg | grep 'initdev\[[0-9]*\]:' | head -n 5 | sed 's/^/INITDEV-KMSG /'
 [ -f /run/initdev-test.status ] && sed 's/^/INITDEV-STATUS /' /run/initdev-test.status
+[ -f /run/initdev-test.repart ] && sed 's/^/INITDEV-REPART /' /run/initdev-test.repart
 while read -r m _; do echo "INITDEV-MODULE $m"; done < /proc/modules
 for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do
 	[ -e "$e" ] || [ -L "$e" ] || continue
