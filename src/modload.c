@@ -308,14 +308,23 @@ static int load_list(struct modload_worker *w, struct kmod_list *list, const cha
 	return r;
 }
 
-int modload_alias(struct modload_worker *w, const char *modalias)
+int modload_alias(struct modload_worker *w, const char *alias)
 {
 	struct modload *m = w->m;
 	struct kmod_list *list = NULL;
 	struct kmod_ctx *ctx;
-	char why[WHY_MAX], ebuf[64];
+	char why[WHY_MAX], ebuf[64], trimmed[MODALIAS_MAX + 1];
+	const char *modalias = alias;
+	size_t len = strnlen(alias, MODALIAS_MAX + 2);
 	int r;
 
+	/* x86's CPU MODALIAS ends in the newline of its sysfs form; udev hands
+	 * it to kmod as is (the aliases end in '*'); we drop it, bytes stay checked */
+	if (len > 0 && len <= MODALIAS_MAX + 1 && alias[len - 1] == '\n') {
+		memcpy(trimmed, alias, len - 1);
+		trimmed[len - 1] = '\0';
+		modalias = trimmed;
+	}
 	escape_arg(why, sizeof(why), modalias, MODALIAS_MAX + 1);
 	if (!alias_valid(modalias)) {
 		log_msg(m->log, LOG_WARNING, "refusing invalid modalias '%s'", why);

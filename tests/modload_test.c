@@ -158,7 +158,7 @@ static void sc_hostile(struct child *c)
 	put(c, "rc_long", modload_alias(&c->w, big));
 	big[2048] = '\0';
 	put(c, "rc_max", modload_alias(&c->w, big));
-	put(c, "rc_newline", modload_alias(&c->w, A_VIRTIO_BLK "\n"));
+	put(c, "rc_newline", modload_alias(&c->w, "\n" A_VIRTIO_BLK));
 	put(c, "rc_ctrl", modload_alias(&c->w, "\x01" A_PCSPKR));
 	put(c, "rc_del", modload_alias(&c->w, A_PCSPKR "\x7f"));
 	put(c, "rc_empty", modload_alias(&c->w, ""));
@@ -783,7 +783,7 @@ ATF_TC_BODY(hostile_alias_refused, tc)
 	ATF_CHECK_EQ(result("rc_max"), 0); /* 2048 bytes is allowed, and unknown */
 	ATF_CHECK_EQ(trap_log(ins, 4), 0);
 	check_stats(0, 0, 0, 0, 1, 1);
-	ATF_CHECK(atf_utils_grep_file("refusing invalid modalias '" A_VIRTIO_BLK "\\\\x0a'",
+	ATF_CHECK(atf_utils_grep_file("refusing invalid modalias '\\\\x0a" A_VIRTIO_BLK "'",
 				      "child.log"));
 	/* no raw control byte made it into the log */
 	fd = open("child.log", O_RDONLY | O_CLOEXEC);
