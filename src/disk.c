@@ -120,6 +120,37 @@ static int open_node(struct disk_ctx *c, const struct uevent *ev)
 	return fd;
 }
 
+void disk_init(struct disk_ctx *c, const char *sysfs, int devfd, struct links *links,
+	       const struct logger *log)
+{
+	*c = (struct disk_ctx){ .sysfs = sysfs, .devfd = devfd, .links = links, .log = log };
+	pthread_mutex_init(&c->lock, NULL);
+}
+
+void disk_fini(struct disk_ctx *c)
+{
+	strset_clear(&c->unreadable, NULL);
+	pthread_mutex_destroy(&c->lock);
+}
+
+/* An unreadable device is logged once, not at every event; a good probe resets that. */
+static void note_probe(struct disk_ctx *c, const struct uevent *ev, int r)
+{
+	bool first;
+
+	pthread_mutex_lock(&c->lock);
+	if (r == 0 || r == -ENOMEDIUM) {
+		strset_remove(&c->unreadable, ev->devpath, NULL);
+		first = false;
+	} else {
+		first = strset_add(&c->unreadable, ev->devpath, NULL) == 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (first)
+		log_msg(c->log, LOG_WARNING, "probe %s: %s; no filesystem links for it "
+			"(not logged again for this device)", ev->devname, strerrordesc_np(-r));
+}
+
 static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 {
 	static __thread char names[DISK_NAMES_MAX][LINK_NAME_MAX];
@@ -135,9 +166,7 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 		close(fd);
 	}
 	info.probed = r == 0;
-	if (r < 0 && r != -ENOMEDIUM)
-		log_msg(c->log, LOG_WARNING, "probe %s: %s; no filesystem links for it",
-			ev->devname, strerrordesc_np(-r));
+	note_probe(c, ev, r);
 	n = disk_link_names(c->sysfs, ev, info.probed ? &info.probe : NULL, names);
 	for (size_t i = 0; i < n; i++)
 		ptrs[i] = names[i];
@@ -150,6 +179,7 @@ void disk_handle(struct disk_ctx *c, const struct uevent *ev)
 		return;
 	if (ev->action == UEVENT_REMOVE) {
 		(void)links_remove(c->links, ev->devpath);
+		note_probe(c, ev, 0); /* forget it */
 		return;
 	}
 	if (ev->action == UEVENT_MOVE && ev->devpath_old)

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <pthread.h>
+
 #include "links.h"
+#include "strset.h"
 #include "uevent.h"
 
 #define DISK_NAMES_MAX 32
@@ -21,7 +24,13 @@ struct disk_ctx {
 	int devfd;              /* the --dev root */
 	struct links *links;
 	const struct logger *log;
+	pthread_mutex_t lock;   /* guards unreadable */
+	struct strset unreadable; /* devpaths whose probe failure was logged */
 };
+
+void disk_init(struct disk_ctx *c, const char *sysfs, int devfd, struct links *links,
+	       const struct logger *log);
+void disk_fini(struct disk_ctx *c);
 
 /* Handle one block event (add, change, remove, move). Never fails the caller. */
 void disk_handle(struct disk_ctx *c, const struct uevent *ev);

@@ -221,7 +221,7 @@ int engine_start(struct engine *e)
 		return r;
 	}
 	e->links_ready = true;
-	e->disk = (struct disk_ctx){ e->cfg.sysfs, e->devnode.devfd, &e->links, e->log };
+	disk_init(&e->disk, e->cfg.sysfs, e->devnode.devfd, &e->links, e->log);
 	r = modload_init(&e->modload, e->cfg.modules_dir, e->cfg.modprobe_d,
 			 e->cmdline->blacklist, e->cmdline->nblacklist, e->log);
 	if (r < 0)
@@ -248,8 +248,10 @@ void engine_close(struct engine *e)
 		free(e->mworkers);
 		e->mworkers = NULL;
 		modload_fini(&e->modload);
-		if (e->links_ready)
+		if (e->links_ready) {
+			disk_fini(&e->disk);
 			links_fini(&e->links);
+		}
 		devnode_fini(&e->devnode);
 		rules_free(&e->rules);
 	}

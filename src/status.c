@@ -8,7 +8,8 @@ struct out {
 	char *buf;
 	size_t size, len;
 	bool json;
-	int items; /* in the current JSON object, for commas */
+	bool in_group; /* text: keys of a group are indented */
+	int items;     /* in the current JSON object, for commas */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -30,7 +31,7 @@ static void num(struct out *o, const char *key, unsigned long long v)
 	if (o->json)
 		put(o, "%s\"%s\":%llu", o->items++ ? "," : "", key, v);
 	else
-		put(o, "  %s: %llu\n", key, v);
+		put(o, "%s%s: %llu\n", o->in_group ? "  " : "", key, v);
 }
 
 static void str(struct out *o, const char *key, const char *v)
@@ -48,6 +49,7 @@ static void open_group(struct out *o, const char *name)
 	else
 		put(o, "%s:\n", name);
 	o->items = 0;
+	o->in_group = true;
 }
 
 static void close_group(struct out *o)
@@ -55,6 +57,7 @@ static void close_group(struct out *o)
 	if (o->json)
 		put(o, "}");
 	o->items = 1;
+	o->in_group = false;
 }
 
 static void events(struct out *o, struct engine *e)
@@ -123,7 +126,7 @@ static void phases(struct out *o, struct engine *e)
 
 size_t status_format(struct engine *e, bool json, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, json, 0 };
+	struct out o = { buf, size, 0, json, false, 0 };
 
 	if (json)
 		put(&o, "{");
