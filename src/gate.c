@@ -55,22 +55,6 @@ int gate_open(struct gate *g, const struct logger *log,
 	return 0;
 }
 
-int gate_adopt(struct gate *g, const struct logger *log, int fd, int rcvbuf)
-{
-	int r = gate_alloc(g, log);
-
-	if (r < 0)
-		return r;
-	r = uevent_socket_configure(fd, rcvbuf, true, &g->info);
-	if (r < 0) {
-		gate_close(g);
-		return r;
-	}
-	g->fd = fd;
-	report_buffer(g, rcvbuf);
-	return 0;
-}
-
 void gate_close(struct gate *g)
 {
 	if (g->fd >= 0)

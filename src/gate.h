@@ -42,9 +42,6 @@ struct gate {
 int gate_open(struct gate *g, const struct logger *log,
 	      const struct uevent_socket_options *opts);
 
-/* Take over an already open uevent socket (handoff); configures it. */
-int gate_adopt(struct gate *g, const struct logger *log, int fd, int rcvbuf);
-
 void gate_close(struct gate *g);
 
 #define GATE_EVENTS_LOST 1

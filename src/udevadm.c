@@ -64,6 +64,19 @@ static bool any_exists(char **files, int n)
 	return false;
 }
 
+/* Strict seconds (0..86400) as milliseconds; -1 if malformed. */
+static int seconds_ms(const char *v)
+{
+	char *end;
+	long s;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	s = strtol(v, &end, 10);
+	return errno || *end || s > 86400 ? -1 : (int)s * 1000;
+}
+
 /* udevadm settle [--timeout=S] [--exit-if-exists=F]...: 0 settled, 1 not. */
 static int settle(struct cli *cli, int argc, char **argv)
 {
@@ -72,9 +85,11 @@ static int settle(struct cli *cli, int argc, char **argv)
 	const char *v;
 
 	for (int i = 1; i < argc; i++) {
-		if (arg_is(argv[i], "--timeout", &v) && v)
-			timeout_ms = atoi(v) * 1000;
-		else if (arg_is(argv[i], "--exit-if-exists", &v) && v && nfiles < 16)
+		if (arg_is(argv[i], "--timeout", &v) && v) {
+			timeout_ms = seconds_ms(v);
+			if (timeout_ms < 0)
+				return unsupported(argc, argv);
+		} else if (arg_is(argv[i], "--exit-if-exists", &v) && v && nfiles < 16)
 			files[nfiles++] = (char *)v;
 		else if (strcmp(argv[i], "-q") && strcmp(argv[i], "--quiet"))
 			return unsupported(argc, argv);

@@ -154,6 +154,8 @@ udevadm_compat_body() {
 	atf_check -s exit:0 ./udevadm trigger --type=devices --action=add
 	atf_check -s exit:0 ./udevadm settle --timeout=30
 	atf_check -s exit:0 ./udevadm settle --timeout=0
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm settle --timeout=99999999999
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm settle --timeout=-5
 	atf_check -s exit:0 ./udevadm settle --exit-if-exists=/etc/hostname
 	atf_check -s exit:0 -o match:'^ID_FS_TYPE=ext4$' -o match:'^ID_FS_LABEL=compat$' \
 		-o match:'^ID_FS_UUID=0d0d0d0d-0000-4000-8000-000000000001$' \
