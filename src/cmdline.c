@@ -43,7 +43,7 @@ struct word {
 struct option {
 	const char *key;
 	int (*apply)(struct parse *p, const struct option *o, const struct word *w);
-	size_t field;       /* scalars: offset of the int */
+	size_t field;       /* flags and scalars: offset of the bool or int */
 	int min, max, unset;
 	const char *what;   /* "a number of seconds" */
 	enum list_id list;  /* lists */
@@ -183,16 +183,16 @@ static int apply_flag(struct parse *p, const struct option *o, const struct word
 	static const char *const yes[] = { "1", "yes", "true", "on", NULL };
 	static const char *const no[] = { "0", "no", "false", "off", NULL };
 	char subj[2 * ESC_MAX + 16];
+	bool *flag = (bool *)((char *)p->c + o->field);
 
 	/* a bare flag means on, as rd.udev.debug does */
 	if (w->val == NULL || value_in(w, yes))
-		p->c->debug = true;
+		*flag = true;
 	else if (value_in(w, no))
-		p->c->debug = false;
+		*flag = false;
 	else
-		warn(p, "%s: not a boolean (0, 1, yes, no); keeping the %s",
-		     subject(subj, sizeof(subj), w),
-		     p->c->debug ? "earlier value" : "default");
+		warn(p, "%s: not a boolean (0, 1, yes, no); keeping %s", subject(subj, sizeof(subj), w),
+		     *flag ? "on" : "off");
 	return 0;
 }
 
@@ -289,10 +289,12 @@ static int apply_list(struct parse *p, const struct option *o, const struct word
 	return 0;
 }
 
+#define FLAG(name) .apply = apply_flag, .field = offsetof(struct cmdline, name)
 #define SCALAR(name) .apply = apply_number, .field = offsetof(struct cmdline, name)
 
 static const struct option options[] = {
-	{ .key = "rd.initdev.debug", .apply = apply_flag },
+	{ .key = "rd.initdev.debug", FLAG(debug) },
+	{ .key = "rd.initdev.handoff", FLAG(handoff) },
 	{ .key = "rd.initdev.timeout", SCALAR(timeout_sec), .min = 0,
 	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
 	{ .key = "rd.initdev.workers", SCALAR(workers), .min = 1,
@@ -324,6 +326,7 @@ void cmdline_init(struct cmdline *c)
 	memset(c, 0, sizeof(*c));
 	c->timeout_sec = -1;
 	c->handoff_timeout_sec = -1;
+	c->handoff = true;
 }
 
 static void free_list(char **list, size_t n)

@@ -371,14 +371,25 @@ static void print_device_line(void *u, const char *line)
 	fprintf(stderr, "  %s\n", line);
 }
 
+#define WAIT_LOOK_MS 1000 /* initdev wait --timeout 0: time for the daemon's answer */
+
+/* initdev wait gave up: the line before the list of block devices seen */
+static void print_not_found(const struct daemon *d)
+{
+	if (d->timeout_sec == 0)
+		fprintf(stderr, "initdev: %s is not there; block devices seen:\n", d->wait_spec);
+	else
+		fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
+			d->wait_spec, d->timeout_sec);
+}
+
 static void deadline_passed(struct daemon *d)
 {
 	if (d->deadline_reported)
 		return;
 	d->deadline_reported = true;
 	if (d->until_found) {
-		fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
-			d->wait_spec, d->timeout_sec);
+		print_not_found(d);
 		wait_describe_devices(&d->engine, print_device_line, NULL);
 		d->exit_code = EXIT_FAIL;
 		d->stop = true;
@@ -739,14 +750,15 @@ static int wait_with_daemon(struct daemon *d)
 	snprintf(req, sizeof(req), "wait %s", d->wait_name);
 	r = control_send(fd, req);
 	if (r == 0)
-		r = control_recv(fd, reply, sizeof(reply), d->timeout_sec * 1000);
+		/* --timeout 0 is a look: the daemon answers at once if it is there */
+		r = control_recv(fd, reply, sizeof(reply),
+				 d->timeout_sec ? d->timeout_sec * 1000 : WAIT_LOOK_MS);
 	close(fd);
 	if (r > 0 && strncmp(reply, "OK ", 3) == 0) {
 		printf("%s/%s\n", d->cli->dev, reply + 3);
 		return EXIT_OK;
 	}
-	fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
-		d->wait_spec, d->timeout_sec);
+	print_not_found(d);
 	fd = control_connect(d->cli->run);
 	if (fd >= 0 && control_send(fd, "devices") == 0 &&
 	    control_recv(fd, reply, sizeof(reply), 5000) > 0) {

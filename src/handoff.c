@@ -14,6 +14,7 @@
 #include <linux/sock_diag.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -821,6 +822,69 @@ static int place_socket(int fd, const struct listen_env *e)
 	return r < 0 ? r : target;
 }
 
+/* ---- adopt: socket activation's own copy of the kernel socket ---- */
+
+#define RETIRE_DRAIN_MAX 1000000 /* bound on the messages dropped from it */
+
+static bool in_group1(int fd)
+{
+	uint32_t groups = 0;
+	socklen_t len = sizeof(groups);
+
+	return getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, &groups, &len) == 0 &&
+	       (groups & 1);
+}
+
+/*
+ * PID 1 keeps its own copy of the kernel socket it passed us. Once ours
+ * replaces it in PROG nobody reads PID 1's copy: left in group 1 it would
+ * queue every uevent from then on, up to its buffer (128 MiB in udevd's
+ * unit), and a restarted udevd would be given those stale events. So it
+ * leaves the group and is drained; what it held, ours holds too (ours was
+ * subscribed first). Returns the messages dropped, or -errno.
+ */
+static int retire_inherited(int fd)
+{
+	int group = 1, n = 0;
+	char byte;
+
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP, &group, sizeof(group)) < 0)
+		return -errno;
+	while (n < RETIRE_DRAIN_MAX) {
+		/* a datagram read into one byte is consumed whole */
+		ssize_t r = recv(fd, &byte, 1, MSG_DONTWAIT | MSG_TRUNC);
+
+		if (r >= 0)
+			n++;
+		else if (errno != EINTR && errno != ENOBUFS)
+			break;
+	}
+	return n;
+}
+
+/*
+ * No socket handed over: an inherited kernel socket that an earlier adopt
+ * retired (udevd restarted by its unit) joins group 1 again, so PROG hears
+ * the kernel as it would without initdev.
+ */
+static void rejoin_inherited(const struct logger *log, const char *prog,
+			     const struct listen_env *e)
+{
+	int group = 1;
+
+	for (int fd = 3; fd < 3 + e->n; fd++) {
+		if (check_uevent_socket(fd) < 0 || in_group1(fd))
+			continue;
+		if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
+			log_msg(log, LOG_ERR, "adopt: inherited kernel socket (fd %d) cannot "
+				"rejoin group 1: %s; %s will hear no uevents", fd, strerror(errno),
+				prog);
+		else
+			log_msg(log, LOG_NOTICE, "adopt: inherited kernel socket (fd %d) "
+				"rejoined group 1 (retired by an earlier adopt)", fd);
+	}
+}
+
 /* ---- adopt ---- */
 
 struct adopt {
@@ -891,12 +955,24 @@ static int adopt_fetch(struct adopt *a)
 static int adopt_place(struct adopt *a)
 {
 	struct uevent_socket_info info;
-	int r = uevent_socket_configure(a->fd, 0, true, &info);
+	int r = uevent_socket_configure(a->fd, 0, true, &info), inherited, dropped;
 
 	if (r < 0) {
 		snprintf(a->why, sizeof(a->why), "cannot configure the uevent socket: %s",
 			 strerror(-r));
 		return r;
+	}
+	inherited = a->env.n > 0 ? find_inherited(&a->env) : -1;
+	if (inherited >= 0 && check_uevent_socket(inherited) == 0) {
+		dropped = retire_inherited(inherited);
+		if (dropped < 0)
+			log_msg(&a->log, LOG_WARNING, "adopt: the inherited kernel socket (fd %d) "
+				"stays in group 1: %s; it queues uevents nobody reads",
+				inherited, strerror(-dropped));
+		else
+			log_msg(&a->log, LOG_NOTICE, "adopt: the inherited kernel socket (fd %d, "
+				"socket activation's copy) left group 1; dropped the %d events "
+				"queued in it (the handed socket has them)", inherited, dropped);
 	}
 	r = place_socket(a->fd, &a->env);
 	if (r < 0) {
@@ -958,9 +1034,11 @@ int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *l
 	/* confirm only once placed: until then the holder keeps its copy */
 	if (r == 0)
 		(void)control_send(a.conn, "ack");
-	if (r < 0)
+	if (r < 0) {
 		log_msg(&a.log, LOG_WARNING, "adopt: %s; starting %s without a handed-over "
 			"uevent socket", a.why, a.prog[0]);
+		rejoin_inherited(&a.log, a.prog[0], &a.env);
+	}
 	if (a.fd >= 0)
 		close(a.fd);
 	if (a.conn >= 0)

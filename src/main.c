@@ -105,6 +105,8 @@ static int run_as_udev(struct cli *cli, int argc, char **argv)
 		cli->run = getenv("INITDEV_RUN_DIR");
 	if (getenv("INITDEV_DEV_DIR"))
 		cli->dev = getenv("INITDEV_DEV_DIR");
+	if (getenv("INITDEV_CMDLINE"))
+		cli->cmdline = getenv("INITDEV_CMDLINE");
 	log_init(&cli->log, LOG_TARGET_AUTO, LOG_NOTICE);
 	r = name[0] == 'u' ? cmd_udevadm(cli, argc, argv) : cmd_systemd_udevd(cli, argc, argv);
 	log_close(&cli->log);

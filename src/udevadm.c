@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmdline.h"
 #include "control.h"
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
@@ -138,15 +139,34 @@ static int trigger(struct cli *cli, int argc, char **argv)
 	       strncmp(buf, "OK", 2) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+/*
+ * init.sh calls `udevadm control --exit` just before switch_root, after
+ * every hook: the last point where the daemon can hand its socket, and the
+ * events queued in it, to the real root (docs/handoff.md). Unless
+ * rd.initdev.handoff=0, it becomes the holder instead of exiting.
+ */
+static int control_exit(struct cli *cli)
+{
+	char *exit_args[] = { "exit", NULL }, *handoff_args[] = { "handoff", NULL };
+	struct cmdline c;
+	bool handoff;
+
+	cmdline_init(&c);
+	/* unreadable: the default (on); the daemon already warned about bad values */
+	(void)cmdline_load(&c, cli->cmdline, NULL);
+	handoff = c.handoff;
+	cmdline_free(&c);
+	if (handoff)
+		return cmd_handoff(cli, 1, handoff_args);
+	return cmd_exit(cli, 1, exit_args);
+}
+
 static int control(struct cli *cli, int argc, char **argv)
 {
 	const char *v;
 
-	if (argc == 2 && strcmp(argv[1], "--exit") == 0) {
-		char *args[] = { "exit", NULL };
-
-		return cmd_exit(cli, 1, args);
-	}
+	if (argc == 2 && strcmp(argv[1], "--exit") == 0)
+		return control_exit(cli);
 	/* no rules to reload; global properties only feed rules */
 	if (argc == 2 && (strcmp(argv[1], "--reload") == 0 ||
 			  (arg_is(argv[1], "--property", &v) && v)))

@@ -160,6 +160,31 @@ ATF_TC_BODY(debug_values, tc)
 	capture_close(&cap);
 }
 
+ATF_TC_WITHOUT_HEAD(handoff_flag);
+ATF_TC_BODY(handoff_flag, tc)
+{
+	struct capture cap;
+	struct cmdline c;
+
+	/* on unless turned off; independent of rd.initdev.debug */
+	cmdline_init(&c);
+	ATF_CHECK(c.handoff);
+	parse_str(&c, "rd.initdev.handoff=0 rd.initdev.debug", NULL);
+	ATF_CHECK(!c.handoff);
+	ATF_CHECK(c.debug);
+	parse_str(&c, "rd.initdev.handoff=off", NULL);
+	ATF_CHECK(!c.handoff);
+	parse_str(&c, "rd.initdev.handoff", NULL);
+	ATF_CHECK(c.handoff);
+	cmdline_free(&c);
+
+	ATF_CHECK(strstr(parse_logged(&c, &cap, "rd.initdev.handoff=0 rd.initdev.handoff=2"),
+			 "rd.initdev.handoff=\"2\": not a boolean (0, 1, yes, no); keeping off") != NULL);
+	ATF_CHECK(!c.handoff);
+	cmdline_free(&c);
+	capture_close(&cap);
+}
+
 ATF_TC_WITHOUT_HEAD(later_scalars_override);
 ATF_TC_BODY(later_scalars_override, tc)
 {
@@ -656,6 +681,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, each_key_valid);
 	ATF_TP_ADD_TC(tp, range_edges);
 	ATF_TP_ADD_TC(tp, debug_values);
+	ATF_TP_ADD_TC(tp, handoff_flag);
 	ATF_TP_ADD_TC(tp, later_scalars_override);
 	ATF_TP_ADD_TC(tp, quoting);
 	ATF_TP_ADD_TC(tp, whitespace_kinds);

@@ -111,6 +111,11 @@ detach_and_reattach_body() {
 	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
 		$ID wait --timeout 20 LABEL=second
 	expect_link by-uuid 0b0b0b0b-0000-4000-8000-000000000002 "$l"
+	# --timeout 0 is a look (dracut's emergency hook): there, or not, at once
+	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
+		$ID wait --timeout 0 LABEL=second
+	atf_check -s exit:1 -e match:'LABEL=first is not there; block devices seen' \
+		-e match:"/dev/$(basename "$l") .*LABEL=\"second\"" $ID wait --timeout 0 LABEL=first
 	atf_check -s exit:0 $ID exit
 }
 detach_and_reattach_cleanup() { cleanup_root; }

@@ -9,15 +9,18 @@
  *   handoff-helper wait-holder DIR MS             handoff_wait_holder
  *   handoff-helper fetch-noack DIR                a client that dies mid-handoff:
  *       sends "fetch", takes the reply and the socket, closes without "ack"
- *   handoff-helper activate [--unix-only] NAMES -- PROG...
+ *   handoff-helper activate [--unix-only|--keep-copy] NAMES -- PROG...
  *       play systemd socket activation: an AF_UNIX seqpacket socket at fd 3
  *       and (unless --unix-only) a bound uevent socket at fd 4, LISTEN_FDS,
- *       LISTEN_PID, LISTEN_FDNAMES=NAMES; prints their inodes
+ *       LISTEN_PID, LISTEN_FDNAMES=NAMES; prints their inodes. --keep-copy:
+ *       keep PID 1's copy of the kernel socket and run PROG twice (a
+ *       restart), reporting what the copy queued (see keep_copy)
  *   handoff-helper report [IDLE_MS]               stand-in for udevd: prints what
  *       it inherited and the SEQNUMs queued in an inherited uevent socket
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "handoff.h"
@@ -84,14 +88,80 @@ static int put_at(int fd, int target)
 	return 0;
 }
 
+/* One "change" on mem/null: a harmless uevent. */
+static void raise_event(void)
+{
+	int fd = open("/sys/devices/virtual/mem/null/uevent", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "change", 6) != 6)
+		perror("raise_event");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Messages queued in fd, consumed. */
+static int drain_count(int fd)
+{
+	char byte;
+	int n = 0;
+
+	while (recv(fd, &byte, 1, MSG_DONTWAIT | MSG_TRUNC) >= 0 || errno == ENOBUFS)
+		n++;
+	return n;
+}
+
+/* Run argv as a child (the service), wait for it; its exit status. */
+static int run_service(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		setenv("LISTEN_PID", buf, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * --keep-copy: like PID 1, keep a copy of the kernel socket, with one
+ * event queued in it before the service starts; run the service, then
+ * (the restart) run it again; after each run raise one event and print how
+ * many messages the copy had queued: copy_after_start=N, copy_after_restart=N.
+ */
+static int keep_copy(char **argv)
+{
+	int copy = fcntl(4, F_DUPFD_CLOEXEC, 30);
+
+	raise_event();
+	fflush(stdout);
+	if (copy < 0 || run_service(argv) < 0)
+		return 1;
+	raise_event();
+	printf("copy_after_start=%d\n", drain_count(copy));
+	fflush(stdout);
+	if (run_service(argv) < 0)
+		return 1;
+	raise_event();
+	printf("copy_after_restart=%d\n", drain_count(copy));
+	return 0;
+}
+
 static int activate(int argc, char **argv)
 {
 	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	bool unix_only = argc > 1 && strcmp(argv[1], "--unix-only") == 0;
+	bool copy = argc > 1 && strcmp(argv[1], "--keep-copy") == 0;
 	char pid[16];
 	int nl_fd = -1;
 
-	if (unix_only) {
+	if (unix_only || copy) {
 		argc--;
 		argv++;
 	}
@@ -111,6 +181,8 @@ static int activate(int argc, char **argv)
 	setenv("LISTEN_FDS", unix_only ? "1" : "2", 1);
 	setenv("LISTEN_PID", pid, 1);
 	setenv("LISTEN_FDNAMES", argv[1], 1);
+	if (copy)
+		return keep_copy(argv + 3);
 	execvp(argv[3], argv + 3);
 	perror(argv[3]);
 	return 127;

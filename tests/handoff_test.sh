@@ -216,6 +216,34 @@ listen_fds_inherited_body() {
 }
 listen_fds_inherited_cleanup() { cleanup_holder; }
 
+atf_test_case activation_copy_retired cleanup
+activation_copy_retired_head() {
+	atf_set descr "PID 1's copy of the kernel socket stops queueing once ours replaces it, and rejoins when the service restarts without a holder"
+	atf_set require.user root
+}
+activation_copy_retired_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -o save:out -e save:err \
+		"$HP" activate --keep-copy systemd-udevd-control.socket:systemd-udevd-kernel.socket -- \
+		"$HP" --run "$RUN" adopt --timeout 1 -- \
+		"$HP" report
+	# first start: ours replaced the copy, which left group 1 and was drained
+	grep -q 'uevent socket as fd 4 of 2' err || atf_fail "not handed over: $(cat err)"
+	grep -q 'inherited kernel socket (fd 4, socket activation.s copy) left group 1; dropped the [1-9][0-9]* events' err ||
+		atf_fail "the copy was not retired: $(cat err)"
+	grep -qx 'copy_after_start=0' out || atf_fail "the copy still queues: $(grep copy_ out)"
+	check_events out
+	# restart: no holder any more, the service gets the copy back, subscribed
+	grep -q 'no holder at' err || atf_fail "second start found a holder: $(cat err)"
+	grep -q 'inherited kernel socket (fd 4) rejoined group 1' err ||
+		atf_fail "the copy did not rejoin: $(cat err)"
+	grep -qx 'copy_after_restart=[1-9][0-9]*' out ||
+		atf_fail "the copy hears nothing after the restart: $(grep copy_ out)"
+}
+activation_copy_retired_cleanup() { cleanup_holder; }
+
 atf_test_case listen_fds_appended cleanup
 listen_fds_appended_head() {
 	atf_set descr "inherited sockets without a kernel one: ours is added after them"
@@ -276,6 +304,67 @@ peer_dies_before_ack_body() {
 }
 peer_dies_before_ack_cleanup() { cleanup_holder; }
 
+# start_daemon CMDLINE: an initdev daemon on ./run and a tmpfs ./dev, no
+# coldplug; $ID runs initdev against it, $pid is the daemon
+start_daemon() {
+	ID0="$(atf_get_srcdir)/../initdev"
+	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	echo "$1" > cmdline
+	: > rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules"
+	pid=$(cat "$RUN/pid")
+	echo "$pid" > holder.pid
+}
+
+# udevadm_exit: dracut's `udevadm control --exit`, through the udevadm name
+udevadm_exit() {
+	ln -s "$ID0" udevadm
+	INITDEV_RUN_DIR=$RUN INITDEV_DEV_DIR=$PWD/dev INITDEV_CMDLINE=$PWD/cmdline \
+		atf_check -s exit:0 -e ignore ./udevadm control --exit
+}
+
+daemon_cleanup() {
+	cleanup_holder
+	umount "$PWD/dev" 2>/dev/null
+	true
+}
+
+atf_test_case udevadm_exit_hands_off cleanup
+udevadm_exit_hands_off_head() {
+	atf_set descr "dracut's udevadm control --exit makes the daemon the holder; events queue for adopt"
+	atf_set require.user root
+}
+udevadm_exit_hands_off_body() {
+	setup_vars
+	start_daemon "quiet rd.initdev.handoff_timeout=30"
+	udevadm_exit
+	[ "$(tr '\0' '\n' < /proc/$pid/cmdline | head -1)" = @initdev-holder ] ||
+		atf_fail "daemon $pid did not become the holder"
+	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		$ID adopt -- "$HP" report
+	check_events out
+}
+udevadm_exit_hands_off_cleanup() { daemon_cleanup; }
+
+atf_test_case udevadm_exit_no_handoff cleanup
+udevadm_exit_no_handoff_head() {
+	atf_set descr "with rd.initdev.handoff=0, udevadm control --exit stops the daemon: no holder"
+	atf_set require.user root
+}
+udevadm_exit_no_handoff_body() {
+	setup_vars
+	start_daemon "rd.initdev.handoff=0"
+	udevadm_exit
+	[ -e /proc/$pid ] && atf_fail "daemon $pid still running: $(tr '\0' ' ' < /proc/$pid/cmdline)"
+	[ ! -e "$RUN/handoff" ] || atf_fail "a holder socket appeared"
+	atf_check -s exit:0 -e match:'no holder' -o save:out $ID adopt --timeout 1 -- "$HP" report
+	grep -qx 'listen_fds=unset' out || atf_fail "a socket was handed over: $(cat out)"
+}
+udevadm_exit_no_handoff_cleanup() { daemon_cleanup; }
+
 atf_test_case daemon_handoff cleanup
 daemon_handoff_head() {
 	atf_set descr "initdev daemon -> initdev handoff -> initdev adopt: same pid holds, events arrive"
@@ -283,15 +372,7 @@ daemon_handoff_head() {
 }
 daemon_handoff_body() {
 	setup_vars
-	ID0="$(atf_get_srcdir)/../initdev"
-	"$ID0" adopt --help >/dev/null 2>&1 || atf_skip "initdev has no adopt command (not wired yet)"
-	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	: > rules
-	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules"
-	pid=$(cat "$RUN/pid")
-	echo "$pid" > holder.pid
+	start_daemon ""
 	atf_check -s exit:0 $ID handoff --timeout 10
 	[ "$(tr '\0' '\n' < /proc/$pid/cmdline | head -1)" = @initdev-holder ] ||
 		atf_fail "daemon $pid did not become the holder"
@@ -305,11 +386,7 @@ daemon_handoff_body() {
 	while [ -e /proc/$pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	[ ! -e "$RUN/handoff" ] || atf_fail "run/handoff left behind"
 }
-daemon_handoff_cleanup() {
-	cleanup_holder
-	umount "$PWD/dev" 2>/dev/null
-	true
-}
+daemon_handoff_cleanup() { daemon_cleanup; }
 
 atf_test_case overflow_preserved cleanup
 overflow_preserved_head() {
@@ -337,8 +414,11 @@ atf_init_test_cases() {
 	atf_add_test_case non_root_refused
 	atf_add_test_case listen_fds_inherited
 	atf_add_test_case listen_fds_appended
+	atf_add_test_case activation_copy_retired
 	atf_add_test_case listen_fds_for_another_pid
 	atf_add_test_case peer_dies_before_ack
 	atf_add_test_case overflow_preserved
 	atf_add_test_case daemon_handoff
+	atf_add_test_case udevadm_exit_hands_off
+	atf_add_test_case udevadm_exit_no_handoff
 }

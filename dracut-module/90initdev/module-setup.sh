@@ -214,6 +214,8 @@ install() {
     done
     # rootfs-block's pre-udev hook appends to /etc/udev/rules.d/99-root.rules.
     inst_dir /etc/udev/rules.d
+    # on a root that never appears: name it and list the devices seen
+    inst_hook emergency 50 "$moddir/initdev-emergency.sh"
     # optional node permissions (initdev(8), FILES)
     inst_multiple -o /etc/initdev/rules
     initdev_skip_udev_payload

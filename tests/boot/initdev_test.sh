@@ -39,122 +39,30 @@ HOSTILE_3='$(x)'
 HOSTILE_3_ENC='\x24\x28x\x29'
 BOOT_TIMEOUT=150
 
-initdev_head() {
-	atf_set require.user root
-	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum"
-	atf_set timeout 300
-}
-
-# first_of NAME...: the first non-empty argument.
-first_of() {
-	for v in "$@"; do
-		[ -n "$v" ] && { echo "$v"; return 0; }
-	done
-	return 1
-}
-
-# initdev_locate: sets INITDEV_BIN and INITDEV_MODULE (absolute) or fails.
-initdev_locate() {
-	src=$(atf_get_srcdir)
-	cfg_bin='' cfg_mod=''
-	atf_config_has initdev_binary && cfg_bin=$(atf_config_get initdev_binary)
-	atf_config_has initdev_dracut_module && cfg_mod=$(atf_config_get initdev_dracut_module)
-	INITDEV_BIN=$(first_of "$cfg_bin" "${INITDEV_BINARY:-}" "$src/../../initdev")
-	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
-		atf_fail "no initdev binary at $INITDEV_BIN (set INITDEV_BINARY)"
-	fi
-	for m in "$cfg_mod" "${INITDEV_DRACUT_MODULE:-}" "$src/90initdev" \
-		"$src/../../dracut-module/90initdev"; do
-		[ -n "$m" ] && [ -f "$m/module-setup.sh" ] && break
-		m=
-	done
-	[ -n "$m" ] || atf_fail "no dracut module 90initdev (set INITDEV_DRACUT_MODULE)"
-	INITDEV_BIN=$(readlink -f "$INITDEV_BIN")
-	INITDEV_MODULE=$(readlink -f "$m")
-}
-
-# initdev_setup [stock]: load the harness, locate initdev, build or reuse
-# the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
-# make the root tree and root.ext4. Sets KVER, KERNEL.
-initdev_setup() {
-	# shellcheck source=tests/boot/lib.sh
-	. "$(atf_get_srcdir)/lib.sh"
-	if atf_config_has boot_cache; then
-		BOOT_CACHE=$(atf_config_get boot_cache)
-		export BOOT_CACHE
-	fi
-	initdev_locate
-	KVER=$(boot_kver) || atf_skip "no kernel image with modules to boot"
-	KERNEL=$(boot_kernel "$KVER")
-	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
-	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
-	t0=$(boot_now)
-	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
-	INITRD=$(boot_initdev_image "$cache" "$base") ||
-		atf_fail "dracut could not build the initdev image"
-	echo "initdev: kernel $KVER, binary $INITDEV_BIN, module $INITDEV_MODULE"
-	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
-	grep -q 'Including module: initdev ' "$INITRD.log" ||
-		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	if [ "${1:-}" = stock ]; then
-		STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" \
-			"$STOCK_MODULES" "$DRIVERS") || atf_fail "dracut could not build the stock image"
-		echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
-	fi
-	boot_make_rootfs staging || atf_fail "cannot make the root tree"
-	boot_write_report_init staging || atf_fail "cannot write the reporting init"
-	mkdir -p empty
-	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
-		atf_fail "cannot make the root filesystem image"
-}
-
-# log_lines PREFIX [LOG]: the guest's PREFIX lines, prefix removed.
-log_lines() {
-	tr -d '\r' < "${2:-boot.log}" | sed -n "s/^$1 //p"
-}
-
-# try_boot LOG IMAGE "APPEND" [qemu args]: boot; 0 if BOOT-END was reached.
-try_boot() {
-	log=$1 img=$2 append=$3
-	shift 3
-	boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append $BOOT_DRACUT_APPEND" "$@"
-}
-
-# initdev_boot "APPEND" [qemu args]: boot the initdev image into boot.log;
-# fail with the log's tail unless the root's init reported.
-initdev_boot() {
-	append=$1
-	shift
-	if ! try_boot boot.log "$INITRD" "$append" "$@"; then
-		boot_log_tail boot.log
-		atf_fail "guest did not reach BOOT-END (see the log above)"
-	fi
-	up=$(boot_result_uptime boot.log) || {
-		boot_log_tail boot.log
-		atf_fail "no 'BOOT-RESULT ok' line"
-	}
-	echo "initdev: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
-	echo "initdev: links:"
-	boot_links boot.log
-}
+# Next to this program (atf_get_srcdir is not known yet at this point).
+# shellcheck source=tests/boot/initdev-lib.sh
+. "$(dirname "$0")/initdev-lib.sh"
 
 # expect_clean_handover: dracut's own init.sh switched root, no udevd ran,
-# and nothing of initdev survived into the real root. Every boot case ends
-# with it (last, so that the case's own findings come first).
+# and all that is left of initdev in the real root is the handoff holder
+# (dracut's `udevadm control --exit` made the daemon hand over; nobody
+# adopts in these roots): one process, argv[0] @initdev-holder, and its
+# socket and state in /run/initdev. Every boot case ends with it (last, so
+# that the case's own findings come first).
 expect_clean_handover() {
 	tr -d '\r' < boot.log | grep -q 'dracut: Switching root' ||
 		fail_with_log "dracut's init.sh did not switch root"
 	! tr -d '\r' < boot.log | grep -q '^Starting systemd-udevd' ||
 		fail_with_log "the real systemd-udevd ran in the initramfs"
-	[ "$(log_lines INITDEV-RUN)" = absent ] ||
-		fail_with_log "/run/initdev survived switch_root: $(log_lines INITDEV-RUN)"
+	[ "$(log_lines INITDEV-RUN)" = "present: handoff status.json" ] ||
+		fail_with_log "/run/initdev after switch_root: $(log_lines INITDEV-RUN)"
 	procs=$(log_lines INITDEV-PROC)
-	[ -z "$procs" ] || fail_with_log "still running after switch_root: $procs"
-}
-
-fail_with_log() {
-	boot_log_tail boot.log
-	atf_fail "$1"
+	case $procs in
+	*"
+"*) fail_with_log "more than the holder running after switch_root: $procs" ;;
+	[0-9]*" "*" @initdev-holder "*) ;;
+	*) fail_with_log "no handoff holder after switch_root: '$procs'" ;;
+	esac
 }
 
 # expect_link NAME TARGET: the guest reported /dev/disk/NAME -> TARGET.
@@ -330,7 +238,7 @@ hostile_labels_body() {
 
 atf_test_case missing_root_emergency
 missing_root_emergency_head() {
-	atf_set descr "initdev image: a root that never appears ends in dracut's emergency path within rd.retry"
+	atf_set descr "initdev image: a root that never appears is named with the devices seen, then dracut's emergency path within rd.retry"
 	initdev_head
 }
 missing_root_emergency_body() {
@@ -350,6 +258,11 @@ missing_root_emergency_body() {
 		fail_with_log "dracut's initqueue never gave up ('Could not boot')"
 	tr -d '\r' < boot.log | grep -Fq "/dev/disk/by-uuid/$MISSING_UUID does not exist" ||
 		fail_with_log "dracut's emergency message does not name the missing root"
+	# initdev's emergency hook: the root asked for, and what was there
+	tr -d '\r' < boot.log | grep -Fq "initdev: root device root=UUID=$MISSING_UUID was never found" ||
+		fail_with_log "initdev did not name the missing root"
+	tr -d '\r' < boot.log | grep -q "dracut Warning: /dev/vda (.*UUID=\"$ROOT_UUID\"" ||
+		fail_with_log "initdev's list of devices seen lacks /dev/vda with UUID $ROOT_UUID"
 	# guest time when the initqueue gave up: rd.retry=10 plus startup
 	at=$(tr -d '\r' < boot.log | sed -n 's/^\[ *\([0-9]*\)\.[0-9]*\] dracut Warning: Could not boot.*/\1/p' | head -n 1)
 	echo "missing root: 'Could not boot' at guest uptime ${at:-?}s"

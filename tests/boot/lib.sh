@@ -133,6 +133,20 @@ boot_make_rootfs() (
 	printf 'root:x:0:0:root:/root:/bin/sh\n' > "$st/etc/passwd"
 )
 
+# boot_add_program STAGING SRC DEST: the ELF program SRC (symlinks
+# followed) at DEST in STAGING, with every shared library ldd lists (the
+# dynamic loader too) at its host path.
+boot_add_program() (
+	st=$1 src=$2 dest=$3
+	mkdir -p "$st${dest%/*}" && cp -L "$src" "$st$dest" || return 1
+	libs=$(ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }') ||
+		{ echo "boot_add_program: ldd $src failed" >&2; return 1; }
+	for l in $libs; do
+		[ -e "$st$l" ] && continue
+		mkdir -p "$st${l%/*}" && cp -L "$l" "$st$l" || return 1
+	done
+)
+
 # boot_make_ext4 IMG SIZE_MB STAGING [UUID] [LABEL]: ext4 image file with
 # STAGING's contents, built without mounting anything.
 boot_make_ext4() (
@@ -403,8 +417,9 @@ fi
 for p in /proc/[0-9]*; do
 	comm=$(cat "$p/comm" 2> /dev/null) || continue
 	exe=$(readlink "$p/exe" 2> /dev/null)
-	case "$comm $exe" in
-	*initdev* | *udevd* | *udevadm*) echo "INITDEV-PROC ${p#/proc/} $comm $exe" ;;
+	arg0=$(tr '\0' '\n' < "$p/cmdline" 2> /dev/null | head -n 1)
+	case "$comm $exe $arg0" in
+	*initdev* | *udevd* | *udevadm*) echo "INITDEV-PROC ${p#/proc/} $comm $arg0 $exe" ;;
 	esac
 done
 echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"

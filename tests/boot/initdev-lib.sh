@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+# Shared by the atf-sh boot tests of dracut images with initdev
+# (initdev_test, handoff_test): locating initdev and its dracut module,
+# building the image and the root, booting, reading the guest's report.
+# Each test sets STOCK_MODULES, DRIVERS, ROOT_UUID, ROOT_LABEL and
+# BOOT_TIMEOUT before calling these.
+
+initdev_head() {
+	atf_set require.user root
+	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum"
+	atf_set timeout 300
+}
+
+# first_of NAME...: the first non-empty argument.
+first_of() {
+	for v in "$@"; do
+		[ -n "$v" ] && { echo "$v"; return 0; }
+	done
+	return 1
+}
+
+# initdev_locate: sets INITDEV_BIN and INITDEV_MODULE (absolute) or fails.
+initdev_locate() {
+	src=$(atf_get_srcdir)
+	cfg_bin='' cfg_mod=''
+	atf_config_has initdev_binary && cfg_bin=$(atf_config_get initdev_binary)
+	atf_config_has initdev_dracut_module && cfg_mod=$(atf_config_get initdev_dracut_module)
+	INITDEV_BIN=$(first_of "$cfg_bin" "${INITDEV_BINARY:-}" "$src/../../initdev")
+	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
+		atf_fail "no initdev binary at $INITDEV_BIN (set INITDEV_BINARY)"
+	fi
+	for m in "$cfg_mod" "${INITDEV_DRACUT_MODULE:-}" "$src/90initdev" \
+		"$src/../../dracut-module/90initdev"; do
+		[ -n "$m" ] && [ -f "$m/module-setup.sh" ] && break
+		m=
+	done
+	[ -n "$m" ] || atf_fail "no dracut module 90initdev (set INITDEV_DRACUT_MODULE)"
+	INITDEV_BIN=$(readlink -f "$INITDEV_BIN")
+	INITDEV_MODULE=$(readlink -f "$m")
+}
+
+# initdev_setup [stock]: load the harness, locate initdev, build or reuse
+# the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
+# make the root tree and root.ext4. Sets KVER, KERNEL.
+initdev_setup() {
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	if atf_config_has boot_cache; then
+		BOOT_CACHE=$(atf_config_get boot_cache)
+		export BOOT_CACHE
+	fi
+	initdev_locate
+	KVER=$(boot_kver) || atf_skip "no kernel image with modules to boot"
+	KERNEL=$(boot_kernel "$KVER")
+	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
+	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
+	t0=$(boot_now)
+	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+	INITRD=$(boot_initdev_image "$cache" "$base") ||
+		atf_fail "dracut could not build the initdev image"
+	echo "initdev: kernel $KVER, binary $INITDEV_BIN, module $INITDEV_MODULE"
+	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	if [ "${1:-}" = stock ]; then
+		STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" \
+			"$STOCK_MODULES" "$DRIVERS") || atf_fail "dracut could not build the stock image"
+		echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
+	fi
+	boot_make_rootfs staging || atf_fail "cannot make the root tree"
+	boot_write_report_init staging || atf_fail "cannot write the reporting init"
+	mkdir -p empty
+	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
+		atf_fail "cannot make the root filesystem image"
+}
+
+# log_lines PREFIX [LOG]: the guest's PREFIX lines, prefix removed.
+log_lines() {
+	tr -d '\r' < "${2:-boot.log}" | sed -n "s/^$1 //p"
+}
+
+# try_boot LOG IMAGE "APPEND" [qemu args]: boot; 0 if BOOT-END was reached.
+try_boot() {
+	log=$1 img=$2 append=$3
+	shift 3
+	boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append $BOOT_DRACUT_APPEND" "$@"
+}
+
+# initdev_boot "APPEND" [qemu args]: boot the initdev image into boot.log;
+# fail with the log's tail unless the root's init reported.
+initdev_boot() {
+	append=$1
+	shift
+	if ! try_boot boot.log "$INITRD" "$append" "$@"; then
+		boot_log_tail boot.log
+		atf_fail "guest did not reach BOOT-END (see the log above)"
+	fi
+	up=$(boot_result_uptime boot.log) || {
+		boot_log_tail boot.log
+		atf_fail "no 'BOOT-RESULT ok' line"
+	}
+	echo "initdev: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
+	echo "initdev: links:"
+	boot_links boot.log
+}
+
+fail_with_log() {
+	boot_log_tail boot.log
+	atf_fail "$1"
+}
