@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,6 +42,7 @@ struct walk {
 	struct coldplug_list *out;
 	size_t max_len;      /* longest devpath whose uevent path fits PATH_MAX */
 	size_t entries;      /* directory entries seen, against WALK_MAX_ENTRIES */
+	bool kernfs;         /* the tree is sysfs: a short getdents is the end */
 	char path[PATH_MAX]; /* devpath of the directory being read */
 };
 
@@ -267,6 +271,9 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
+/* The largest record: header, NAME_MAX bytes and a NUL, 8-byte aligned. */
+#define DIRENT_MAX ((offsetof(struct linux_dirent64, d_name) + NAME_MAX + 1 + 7) & ~(size_t)7)
+
 /*
  * Read the directory w->path (length len, open as dfd, which it takes).
  * getdents64 straight into a buffer: fdopendir would add two syscalls a
@@ -275,25 +282,35 @@ struct linux_dirent64 {
 static int walk_dir(struct walk *w, int dfd, size_t len, unsigned int depth)
 {
 	char buf[4096] __attribute__((aligned(8)));
-	/* a device's "power" subdirectory is its PM attribute group, never a
-	 * device (a child named so would collide with it): not worth a visit */
-	bool device = faccessat(dfd, "uevent", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-	bool has_uevent = false;
+	bool has_uevent = false, has_power = false;
 	long n;
 	int r = 0;
 
-	while (r == 0 && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+	/* sysfs (kernfs) fills the buffer until it or the directory ends, so
+	 * when the largest possible entry would still have fit, that was the
+	 * end: no second getdents for the zero (one syscall a directory) */
+	for (bool more = true; r == 0 && more &&
+	     (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0;) {
+		/* elsewhere only a zero is the end */
+		more = !w->kernfs || n > (long)(sizeof(buf) - DIRENT_MAX);
 		for (long off = 0; r == 0 && off < n;) {
 			struct linux_dirent64 *de = (struct linux_dirent64 *)(buf + off);
 			struct dirent d = { .d_type = de->d_type };
 
 			off += de->d_reclen;
-			if (device && strcmp(de->d_name, "power") == 0)
+			/* a device's "power" subdirectory is its PM attribute group,
+			 * never a device (a child named so would collide with it):
+			 * visited only if this turns out not to be a device */
+			if (strcmp(de->d_name, "power") == 0 && de->d_type == DT_DIR) {
+				has_power = true;
 				continue;
+			}
 			snprintf(d.d_name, sizeof(d.d_name), "%s", de->d_name);
 			r = visit(w, dfd, &d, len, depth, &has_uevent);
 		}
 	}
+	if (r == 0 && has_power && !has_uevent && depth < WALK_MAX_DEPTH)
+		r = walk_child(w, dfd, "power", len, depth + 1);
 	/* a read error ends the directory like its end does: skipped */
 	if (r == 0 && has_uevent)
 		r = add_device(w, dfd);
@@ -372,6 +389,7 @@ void coldplug_list_free(struct coldplug_list *l)
 static int scan(struct walk *w, const char *sysfs, const char *subtree)
 {
 	size_t fixed = strlen(sysfs) + strlen("/uevent") + 1;
+	struct statfs fs;
 	int r = subtree_devpath(subtree, w->path, sizeof(w->path));
 	int fd;
 
@@ -383,6 +401,7 @@ static int scan(struct walk *w, const char *sysfs, const char *subtree)
 	fd = open_root(sysfs, w->path);
 	if (fd < 0)
 		return fd;
+	w->kernfs = fstatfs(fd, &fs) == 0 && fs.f_type == SYSFS_MAGIC;
 	r = walk_dir(w, fd, strlen(w->path), 0);
 	if (r == 0)
 		sort_for_trigger(w->out);
@@ -516,15 +535,21 @@ static int random_bytes(void *buf, size_t len)
 	return read_urandom(buf, len);
 }
 
-int coldplug_new_uuid(char out[COLDPLUG_UUID_LEN + 1])
+int coldplug_new_uuid(struct coldplug_uuids *u, char out[COLDPLUG_UUID_LEN + 1])
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char b[16];
-	int r = random_bytes(b, sizeof(b));
+	unsigned char *b;
 	size_t o = 0;
 
-	if (r < 0)
-		return r;
+	if (u->left < 16) {
+		int r = random_bytes(u->pool, sizeof(u->pool));
+
+		if (r < 0)
+			return r;
+		u->left = sizeof(u->pool);
+	}
+	b = u->pool + sizeof(u->pool) - u->left;
+	u->left -= 16;
 	b[6] = (b[6] & 0x0f) | 0x40; /* version 4 */
 	b[8] = (b[8] & 0x3f) | 0x80; /* RFC 4122 variant */
 	for (int i = 0; i < 16; i++) {

@@ -42,5 +42,12 @@ void coldplug_list_free(struct coldplug_list *l);
 int coldplug_trigger(const char *sysfs, const char *devpath, const char *action,
 		     const char *uuid);
 
+/* Random bytes for UUIDs, fetched a batch at a time (one syscall, not one
+ * a device). Zero-initialise. */
+struct coldplug_uuids {
+	unsigned char pool[32 * 16];
+	size_t left;             /* unused bytes at the end of pool */
+};
+
 /* A fresh random UUID (8-4-4-4-12 lowercase hex, version 4). 0 or -errno. */
-int coldplug_new_uuid(char out[COLDPLUG_UUID_LEN + 1]);
+int coldplug_new_uuid(struct coldplug_uuids *u, char out[COLDPLUG_UUID_LEN + 1]);

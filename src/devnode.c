@@ -106,6 +106,27 @@ static int put_in_place(int dirfd, const char *tmp, const char *leaf, bool norep
 	return renameat(dirfd, tmp, dirfd, leaf) == 0 ? 0 : -errno;
 }
 
+/*
+ * The directory holding path's last component: the root itself for a plain
+ * name (most nodes: no walk, no extra fd), else a safedir walk. Release the
+ * result with parent_done.
+ */
+static int parent_open(const struct devnode *d, const char *path, bool create,
+		       const char **leaf)
+{
+	if (strchr(path, '/') == NULL) {
+		*leaf = path;
+		return d->devfd;
+	}
+	return safedir_open_parent(d->devfd, path, create, leaf);
+}
+
+static void parent_done(const struct devnode *d, int fd)
+{
+	if (fd >= 0 && fd != d->devfd)
+		close(fd);
+}
+
 /* ---- device nodes ---------------------------------------------------- */
 
 static mode_t node_type(bool block)
@@ -144,17 +165,21 @@ static int set_attrs(int dirfd, const char *name, const struct want *w, const st
 }
 
 /*
- * Nothing is at leaf: make the node there directly, born with mode 0 so
- * nobody but root can open it before owner and mode are set. -EEXIST if
- * something appeared meanwhile (the caller then takes the careful path).
+ * Nothing is at leaf: make the node there directly. A node that will belong
+ * to us is born with its final mode (a chmod only if the umask took bits
+ * away); one for another owner is born with mode 0, so nobody can open it
+ * before owner and mode are set. -EEXIST if something is there already (the
+ * caller then takes the careful path).
  */
 static int create_fresh(struct devnode *d, int dirfd, const char *leaf, const struct want *w)
 {
-	struct stat born = { .st_mode = 0, .st_uid = geteuid(), .st_gid = getegid() };
+	bool born_right = w->uid == d->euid && w->gid == d->egid && (w->mode & ~0777) == 0;
+	mode_t mode = born_right ? w->mode : 0;
+	struct stat born = { .st_mode = mode & ~d->umask, .st_uid = d->euid, .st_gid = d->egid };
 	char x[ESC_MAX];
 	int r;
 
-	if (mknodat(dirfd, leaf, node_type(w->block), makedev(w->major, w->minor)) < 0)
+	if (mknodat(dirfd, leaf, node_type(w->block) | mode, makedev(w->major, w->minor)) < 0)
 		return errno == EEXIST ? -EEXIST :
 		       fail(d, -errno, "mknod %s (%u:%u)", esc(x, w->devname), w->major, w->minor);
 	r = set_attrs(dirfd, leaf, w, &born);
@@ -221,13 +246,17 @@ static int apply_node(struct devnode *d, const struct want *w, const struct reco
 	char x[ESC_MAX];
 	const char *leaf;
 	struct stat st;
-	int dirfd = safedir_open_parent(d->devfd, w->devname, d->mknod_mode, &leaf), r;
+	int dirfd = parent_open(d, w->devname, d->mknod_mode, &leaf), r;
 
 	if (dirfd == -ENOENT && !d->mknod_mode)
 		return 0;
 	if (dirfd < 0)
 		return fail(d, dirfd, "node %s: %s", esc(x, w->devname), walk_why(dirfd));
-	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	/* coldplug in mknod mode: nothing is there yet, so try that first */
+	r = d->mknod_mode && rec == NULL ? create_fresh(d, dirfd, leaf, w) : -EEXIST;
+	if (r != -EEXIST)
+		; /* made, or failed and said why */
+	else if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
 			r = fail(d, -errno, "stat %s", esc(x, w->devname));
 		else /* devtmpfs mode: the kernel removed it already; nothing to fix */
@@ -242,7 +271,7 @@ static int apply_node(struct devnode *d, const struct want *w, const struct reco
 		r = fail(d, -EEXIST, "node %s (%u:%u): %s is there and not ours, leaving it",
 			 esc(x, w->devname), w->major, w->minor, kind(&st));
 	}
-	close(dirfd);
+	parent_done(d, dirfd);
 	return r;
 }
 
@@ -253,7 +282,7 @@ static int remove_node(struct devnode *d, const char *devname, bool block,
 	char x[ESC_MAX];
 	const char *leaf;
 	struct stat st;
-	int dirfd = safedir_open_parent(d->devfd, devname, false, &leaf), r = 0;
+	int dirfd = parent_open(d, devname, false, &leaf), r = 0;
 
 	if (dirfd == -ENOENT)
 		return 0;
@@ -270,7 +299,7 @@ static int remove_node(struct devnode *d, const char *devname, bool block,
 	} else {
 		d->stats.nodes_removed++;
 	}
-	close(dirfd);
+	parent_done(d, dirfd);
 	return r;
 }
 
@@ -282,28 +311,35 @@ static void link_path(char out[LINK_PATH_MAX], bool block, unsigned int major,
 	snprintf(out, LINK_PATH_MAX, "%s/%u:%u", block ? "block" : "char", major, minor);
 }
 
+/*
+ * The "block" or "char" directory, kept open after the first use: every
+ * device with a node gets a link there. -errno if it is not a plain
+ * directory (or absent and not to be created).
+ */
+static int link_dir(struct devnode *d, bool block, bool create)
+{
+	if (d->linkdir[block] < 0) {
+		int fd = safedir_enter(d->devfd, block ? "block" : "char", create);
 
-/* Point block|char/MAJ:MIN at ../DEVNAME; a stale link is replaced, anything else kept. */
+		if (fd < 0)
+			return fd;
+		d->linkdir[block] = fd;
+	}
+	return d->linkdir[block];
+}
+
+/* Someone removed (or replaced) the directory we kept open: look again. */
+static void link_dir_drop(struct devnode *d, bool block)
+{
+	if (d->linkdir[block] >= 0)
+		close(d->linkdir[block]);
+	d->linkdir[block] = -1;
+}
+
+/* Point MAJ:MIN at ../DEVNAME; a stale link is replaced, anything else kept. */
 static int make_link(int dirfd, const char *leaf, const char *target)
 {
-	char tmp[TMP_NAME_MAX];
-	int state = safedir_link_state(dirfd, leaf, target), r;
-
-	if (state < 0 || state == SAFEDIR_LINK_SAME)
-		return state < 0 ? state : 0;
-	if (state == SAFEDIR_LINK_FOREIGN)
-		return -EEXIST;
-	/* nothing there: symlinkat is atomic on its own (the common case) */
-	if (state == SAFEDIR_LINK_ABSENT && symlinkat(target, dirfd, leaf) == 0)
-		return 0;
-	tmp_name(tmp);
-	(void)unlinkat(dirfd, tmp, 0);
-	if (symlinkat(target, dirfd, tmp) < 0)
-		return -errno;
-	r = put_in_place(dirfd, tmp, leaf, false);
-	if (r < 0)
-		(void)unlinkat(dirfd, tmp, 0);
-	return r;
+	return safedir_put_link(dirfd, leaf, target, dirfd, ".initdev-tmp");
 }
 
 static int ensure_link(struct devnode *d, struct record *rec)
@@ -311,15 +347,22 @@ static int ensure_link(struct devnode *d, struct record *rec)
 	char path[LINK_PATH_MAX], target[LINK_TARGET_MAX], x[ESC_MAX];
 	const struct devnode_record *p = &rec->pub;
 	const char *leaf;
-	int dirfd, r;
+	int r = -ENOENT;
 
 	link_path(path, p->block, p->major, p->minor);
+	leaf = strchr(path, '/') + 1;
 	snprintf(target, sizeof(target), "../%s", p->devname);
-	dirfd = safedir_open_parent(d->devfd, path, true, &leaf);
-	if (dirfd < 0)
-		return fail(d, dirfd, "link %s -> %s: %s", path, esc(x, target), walk_why(dirfd));
-	r = make_link(dirfd, leaf, target);
-	close(dirfd);
+	/* a second try only if the directory we kept open was deleted */
+	for (int attempt = 0; attempt < 2 && r == -ENOENT; attempt++) {
+		int dirfd = link_dir(d, p->block, true);
+
+		if (dirfd < 0)
+			return fail(d, dirfd, "link %s -> %s: %s", path, esc(x, target),
+				    walk_why(dirfd));
+		r = make_link(dirfd, leaf, target);
+		if (r == -ENOENT)
+			link_dir_drop(d, p->block);
+	}
 	if (r < 0)
 		return fail(d, r, "link %s -> %s", path, esc(x, target));
 	if (!rec->linked)
@@ -334,19 +377,24 @@ static void remove_link(struct devnode *d, struct record *rec)
 	char path[LINK_PATH_MAX], target[LINK_TARGET_MAX];
 	const struct devnode_record *p = &rec->pub;
 	const char *leaf;
-	int dirfd;
+	int state = SAFEDIR_LINK_ABSENT;
 
 	link_path(path, p->block, p->major, p->minor);
+	leaf = strchr(path, '/') + 1;
 	snprintf(target, sizeof(target), "../%s", p->devname);
-	dirfd = safedir_open_parent(d->devfd, path, false, &leaf);
-	if (dirfd >= 0) {
-		int state = safedir_link_state(dirfd, leaf, target);
+	/* absent from the directory we kept open: it may have been replaced */
+	for (int attempt = 0; attempt < 2 && state == SAFEDIR_LINK_ABSENT; attempt++) {
+		int dirfd = link_dir(d, p->block, false);
 
+		if (dirfd < 0)
+			break;
+		state = safedir_link_state(dirfd, leaf, target);
 		if (state == SAFEDIR_LINK_SAME && unlinkat(dirfd, leaf, 0) < 0)
 			fail(d, -errno, "remove link %s", path);
 		else if (state == SAFEDIR_LINK_OTHER || state == SAFEDIR_LINK_FOREIGN)
 			note(d, "link %s is no longer ours, leaving it", path);
-		close(dirfd);
+		else if (state == SAFEDIR_LINK_ABSENT)
+			link_dir_drop(d, p->block);
 	}
 	if (rec->linked)
 		d->stats.links--;
@@ -578,7 +626,11 @@ int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 	int r;
 
 	*d = (struct devnode){ .mknod_mode = mknod_mode, .rules = rules, .log = log,
-			       .devices = STRSET_INIT };
+			       .devices = STRSET_INIT, .linkdir = { -1, -1 },
+			       .euid = geteuid(), .egid = getegid() };
+	/* reading the umask sets it: put it straight back (before any thread) */
+	d->umask = umask(022);
+	umask(d->umask);
 	d->devfd = open(dev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->devfd < 0)
 		return -errno;
@@ -594,6 +646,8 @@ int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 void devnode_fini(struct devnode *d)
 {
 	strset_clear(&d->devices, record_free);
+	link_dir_drop(d, false);
+	link_dir_drop(d, true);
 	if (d->devfd >= 0)
 		close(d->devfd);
 	d->devfd = -1;

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "log.h"
 #include "rules.h"
@@ -27,6 +28,10 @@ struct devnode_stats {
 
 struct devnode {
 	int devfd;               /* O_DIRECTORY fd of the --dev root */
+	int linkdir[2];          /* "char" and "block" below it, opened on first use */
+	uid_t euid;              /* who we are: a node born ours needs no chown */
+	gid_t egid;
+	mode_t umask;            /* what mknod takes away: restored with chmod */
 	bool mknod_mode;         /* false: devtmpfs creates and removes nodes */
 	const struct rules *rules;
 	const struct logger *log;
@@ -41,7 +46,10 @@ struct devnode_record {
 	bool block;
 };
 
-/* Open dev_root. mknod_mode: create nodes ourselves. Returns 0 or -errno. */
+/*
+ * Open dev_root. mknod_mode: create nodes ourselves. Reads the umask once:
+ * it must not change afterwards. Returns 0 or -errno.
+ */
 int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 		 const struct rules *rules, const struct logger *log);
 void devnode_fini(struct devnode *d);

@@ -401,7 +401,7 @@ static void trigger_failed(struct engine *e, const char *devpath, int r)
 static void trigger_one(struct engine *e, const char *devpath)
 {
 	char uuid[COLDPLUG_UUID_LEN + 1];
-	bool with_uuid = e->synth_ok && coldplug_new_uuid(uuid) == 0 &&
+	bool with_uuid = e->synth_ok && coldplug_new_uuid(&e->uuids, uuid) == 0 &&
 			 settle_expect(&e->settle, uuid, devpath) == 0;
 	int r = coldplug_trigger(e->cfg.sysfs, devpath, "add", with_uuid ? uuid : NULL);
 

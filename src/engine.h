@@ -74,6 +74,7 @@ struct engine {
 	size_t cp_next;
 	unsigned int cp_batch;
 	bool cp_active;
+	struct coldplug_uuids uuids; /* tags for our triggers */
 	bool synth_ok;            /* kernel takes "add UUID" (4.13+) */
 	bool synth_proven;        /* at least one UUID write succeeded */
 	uint64_t triggers, trigger_errors, rescans;

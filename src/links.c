@@ -25,8 +25,6 @@
 #define DEVNAME_SIZE sizeof(((struct links_device_info *)0)->devname)
 /* "../../" + devname */
 #define TARGET_MAX (6 + DEVNAME_SIZE)
-/* Scratch names live in <dev>/disk, where no link name can be. */
-#define TMP_NAME_MAX 48
 /* Room for an escaped name in a message. */
 #define ESC_MAX 200
 
@@ -150,26 +148,11 @@ static const char *walk_why(int r)
 }
 
 
-/* Put leaf -> target in place atomically; a symlink is replaced, nothing else. */
+/* Put leaf -> target in place atomically; a symlink is replaced, nothing
+ * else. Scratch names live in <dev>/disk, where no link name can be. */
 static int place_link(int diskfd, int dirfd, const char *leaf, const char *target)
 {
-	char tmp[TMP_NAME_MAX];
-	int state = safedir_link_state(dirfd, leaf, target);
-
-	if (state < 0 || state == SAFEDIR_LINK_SAME)
-		return state < 0 ? state : 0;
-	if (state == SAFEDIR_LINK_FOREIGN)
-		return -EEXIST;
-	/* under the lock one name per thread is enough; the pid tells instances apart */
-	snprintf(tmp, sizeof(tmp), ".initdev-link.%d.%d", (int)getpid(), (int)gettid());
-	(void)unlinkat(diskfd, tmp, 0); /* left over by a crash */
-	if (symlinkat(target, diskfd, tmp) < 0)
-		return -errno;
-	if (renameat(diskfd, tmp, dirfd, leaf) == 0)
-		return 0;
-	state = -errno;
-	(void)unlinkat(diskfd, tmp, 0);
-	return state;
+	return safedir_put_link(dirfd, leaf, target, diskfd, ".initdev-link");
 }
 
 /* Unlink leaf only if it is the symlink we wrote. */

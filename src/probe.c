@@ -12,8 +12,11 @@
 
 #include <blkid/blkid.h>
 #include <errno.h>
+#include <linux/fs.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 /*
@@ -215,13 +218,22 @@ static void collect(blkid_probe pr, struct probe_result *out)
 }
 
 /* Only block devices and image files (tests) are probed. */
+/*
+ * A block device or regular file: 0, or 1 if it is empty (an unbound loop
+ * device, a drive without medium): nothing to find, so no probe is set up.
+ */
 static int check_fd(int fd)
 {
+	uint64_t size = 0;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	return S_ISBLK(st.st_mode) || S_ISREG(st.st_mode) ? 0 : -ENOTBLK;
+	if (S_ISREG(st.st_mode))
+		return st.st_size == 0;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	return ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0;
 }
 
 int probe_fd(int fd, struct probe_result *out)
@@ -231,8 +243,8 @@ int probe_fd(int fd, struct probe_result *out)
 
 	memset(out, 0, sizeof(*out));
 	rc = check_fd(fd);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	errno = 0;
 	pr = blkid_new_probe();
 	if (pr == NULL)

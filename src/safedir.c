@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,4 +80,34 @@ int safedir_link_state(int dirfd, const char *name, const char *target)
 	if (errno == ENOENT)
 		return SAFEDIR_LINK_ABSENT;
 	return errno == EINVAL ? SAFEDIR_LINK_FOREIGN : -errno;
+}
+
+int safedir_put_link(int dirfd, const char *leaf, const char *target, int tmpfd,
+		     const char *tmp_prefix)
+{
+	char tmp[NAME_MAX + 1];
+	int state;
+
+	/* nothing there (the common case): symlinkat is atomic on its own */
+	if (symlinkat(target, dirfd, leaf) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	state = safedir_link_state(dirfd, leaf, target);
+	if (state < 0 || state == SAFEDIR_LINK_SAME)
+		return state < 0 ? state : 0;
+	if (state == SAFEDIR_LINK_FOREIGN)
+		return -EEXIST;
+	/* a stale link: build the new one aside, then rename it over; callers
+	 * hold a lock, so one name per thread is enough, and the pid tells
+	 * instances apart */
+	snprintf(tmp, sizeof(tmp), "%s.%d.%d", tmp_prefix, (int)getpid(), (int)gettid());
+	(void)unlinkat(tmpfd, tmp, 0); /* left over by a crash */
+	if (symlinkat(target, tmpfd, tmp) < 0)
+		return -errno;
+	if (renameat(tmpfd, tmp, dirfd, leaf) == 0)
+		return 0;
+	state = -errno;
+	(void)unlinkat(tmpfd, tmp, 0);
+	return state;
 }

@@ -28,3 +28,13 @@ enum safedir_link {
 
 /* What is at name in dirfd compared with a symlink to target, or -errno. */
 int safedir_link_state(int dirfd, const char *name, const char *target);
+
+/*
+ * Make name in dirfd a symlink to target: created if absent, kept if it
+ * already says target, replaced atomically (built as tmp in tmpfd, then
+ * renamed) if it says something else; tmp is tmp_prefix.PID.TID, so callers
+ * must serialise their calls within a thread. Anything that is not a
+ * symlink is left alone: -EEXIST. 0 or -errno.
+ */
+int safedir_put_link(int dirfd, const char *name, const char *target, int tmpfd,
+		     const char *tmp_prefix);

@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int sysdev_root_open(struct sysdev_root *root, const char *sysfs)
@@ -21,8 +24,43 @@ void sysdev_root_close(struct sysdev_root *root)
 	root->fd = -1;
 }
 
-/* Open every component of rel (relative to the root) as a directory. */
-static int walk_dirs(const struct sysdev_root *root, const char *rel)
+/* rel is a plain relative path: no empty, "." or ".." component. */
+static bool plain_relative(const char *rel)
+{
+	while (*rel) {
+		size_t n = strcspn(rel, "/");
+
+		if (n == 0 || n >= SYSDEV_NAME_MAX ||
+		    (n == 1 && rel[0] == '.') || (n == 2 && !strncmp(rel, "..", 2)))
+			return false;
+		rel += n;
+		if (*rel == '/')
+			rel++;
+	}
+	return true;
+}
+
+/*
+ * rel (relative to the root) in one openat2 that refuses every symlink and
+ * any escape from the root: the component walk below in one syscall.
+ * -ENOSYS on kernels before 5.6.
+ */
+static int open_beneath(const struct sysdev_root *root, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
+
+	if (fd >= 0)
+		return (int)fd;
+	/* a symlink or a non-directory on the way: not a device or attribute */
+	return errno == ELOOP || errno == ENOTDIR || errno == EXDEV ? -ENOENT : -errno;
+}
+
+/* Open every component of rel as a directory, one at a time (old kernels). */
+static int walk_dirs_slow(const struct sysdev_root *root, const char *rel)
 {
 	char comp[SYSDEV_NAME_MAX];
 	int fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 3);
@@ -31,11 +69,6 @@ static int walk_dirs(const struct sysdev_root *root, const char *rel)
 		size_t n = strcspn(rel, "/");
 		int next;
 
-		if (n == 0 || n >= sizeof(comp) ||
-		    (n == 1 && rel[0] == '.') || (n == 2 && !strncmp(rel, "..", 2))) {
-			close(fd);
-			return -EINVAL;
-		}
 		memcpy(comp, rel, n);
 		comp[n] = '\0';
 		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -48,6 +81,19 @@ static int walk_dirs(const struct sysdev_root *root, const char *rel)
 			rel++;
 	}
 	return fd < 0 ? -errno : fd;
+}
+
+/* The directory rel below the root, never through a symlink. */
+static int walk_dirs(const struct sysdev_root *root, const char *rel)
+{
+	int fd;
+
+	if (!plain_relative(rel))
+		return -EINVAL;
+	if (*rel == '\0')
+		return walk_dirs_slow(root, rel);
+	fd = open_beneath(root, rel, O_PATH | O_DIRECTORY);
+	return fd == -ENOSYS ? walk_dirs_slow(root, rel) : fd;
 }
 
 int sysdev_open_dir(const struct sysdev_root *root, const char *devpath)
@@ -97,18 +143,28 @@ int sysdev_parent(const struct sysdev_root *root, const char *devpath,
 static int open_attr(const struct sysdev_root *root, const char *devpath,
 		     const char *name)
 {
+	char rel[SYSDEV_PATH_MAX + SYSDEV_NAME_MAX];
 	struct stat st;
-	int dir, fd;
+	int fd = -ENOSYS;
 
-	if (strchr(name, '/'))
+	if (strchr(name, '/') || devpath[0] != '/' || strlen(devpath) >= SYSDEV_PATH_MAX)
 		return -EINVAL;
-	dir = sysdev_open_dir(root, devpath);
-	if (dir < 0)
-		return dir;
-	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	close(dir);
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", devpath + 1, name) >= sizeof(rel) ||
+	    !plain_relative(rel))
+		return -EINVAL;
+	fd = open_beneath(root, rel, O_RDONLY | O_NONBLOCK);
+	if (fd == -ENOSYS) { /* before 5.6: the directory, then the file */
+		int dir = sysdev_open_dir(root, devpath);
+
+		if (dir < 0)
+			return dir;
+		fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		close(dir);
+		if (fd < 0)
+			return errno == ELOOP ? -ENOENT : -errno;
+	}
 	if (fd < 0)
-		return errno == ELOOP ? -ENOENT : -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -ENOENT;

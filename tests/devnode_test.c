@@ -175,8 +175,8 @@ ATF_TC_BODY(add_block_and_char, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
 	umask(077); /* must not leak into what we make */
+	fx_init(&f, true, NULL);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0",
 			      "DEVMODE=0640", "DEVUID=12", "DEVGID=34"), 0);
 	check_node("dev/sda", S_IFBLK, 8, 0, 0640, 12, 34);
@@ -188,10 +188,14 @@ ATF_TC_BODY(add_block_and_char, tc)
 			      "DEVNAME=ttyS0", "MAJOR=4", "MINOR=64"), 0);
 	check_node("dev/ttyS0", S_IFCHR, 4, 64, 0600, 0, 0);
 	ATF_CHECK_STREQ(link_of("dev/char/4:64"), "../ttyS0");
+	/* ours from birth, but the umask takes bits: they are put back */
+	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/virtual/mem/null", "mem",
+			      "DEVNAME=null", "MAJOR=1", "MINOR=3", "DEVMODE=0666"), 0);
+	check_node("dev/null", S_IFCHR, 1, 3, 0666, 0, 0);
 
-	ATF_CHECK_EQ(devnode_count(&f.d), 2);
-	ATF_CHECK_EQ(f.d.stats.nodes_created, 2);
-	ATF_CHECK_EQ(f.d.stats.links, 2);
+	ATF_CHECK_EQ(devnode_count(&f.d), 3);
+	ATF_CHECK_EQ(f.d.stats.nodes_created, 3);
+	ATF_CHECK_EQ(f.d.stats.links, 3);
 	ATF_CHECK_EQ(f.d.stats.errors, 0);
 	ATF_CHECK(system("ls -A dev | grep -q initdev-tmp") != 0); /* no scratch names left */
 	fx_fini(&f);
@@ -479,6 +483,29 @@ ATF_TC_BODY(link_slot_taken, tc)
 	fx_fini(&f);
 }
 
+/* The block/char directory kept open was deleted or replaced: links still land. */
+ATF_TC_WITHOUT_HEAD(link_dir_replaced);
+ATF_TC_BODY(link_dir_replaced, tc)
+{
+	struct fx f;
+
+	fx_init(&f, true, NULL);
+	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
+	ATF_REQUIRE_EQ(system("rm -r dev/block"), 0);
+	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/x/sdb", "block", "DEVNAME=sdb", "MAJOR=8",
+			      "MINOR=16"), 0);
+	ATF_CHECK_STREQ(link_of("dev/block/8:16"), "../sdb");
+	/* replaced behind our back: removal finds the link in the new directory */
+	ATF_REQUIRE_EQ(system("rm -r dev/block && mkdir dev/block && "
+			      "ln -s ../sdb dev/block/8:16"), 0);
+	ATF_REQUIRE_EQ(HANDLE(&f, "remove", "/devices/x/sdb", "block", "DEVNAME=sdb",
+			      "MAJOR=8", "MINOR=16"), 0);
+	ATF_CHECK(!exists("dev/block/8:16"));
+	ATF_CHECK(!exists("dev/sdb"));
+	ATF_CHECK_EQ(f.d.stats.errors, 0);
+	fx_fini(&f);
+}
+
 #define RULES_TEXT        \
 	"block sd* - 6 0660\n" \
 	"block sdb 1 2 -\n"    \
@@ -682,6 +709,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, containment);
 	ATF_TP_ADD_TC(tp, containment_links);
 	ATF_TP_ADD_TC(tp, link_slot_taken);
+	ATF_TP_ADD_TC(tp, link_dir_replaced);
 	ATF_TP_ADD_TC(tp, rules_applied);
 	ATF_TP_ADD_TC(tp, devtmpfs_mode);
 	ATF_TP_ADD_TC(tp, prune_gone_devices);
