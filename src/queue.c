@@ -124,6 +124,17 @@ int queue_init(struct queue *q, queue_handler_fn handle, void *ctx)
 	return q->done_fd < 0 ? -errno : 0;
 }
 
+/* One more thread; main thread only (it alone changes nworkers). */
+static int spawn_worker(struct queue *q)
+{
+	struct queue_worker *w = &q->workers[q->nworkers];
+
+	if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+		return -EAGAIN;
+	q->nworkers++;
+	return 0;
+}
+
 int queue_start(struct queue *q, unsigned int n, void *const *worker_data)
 {
 	q->workers = calloc(n, sizeof(*q->workers));
@@ -135,11 +146,10 @@ int queue_start(struct queue *q, unsigned int n, void *const *worker_data)
 		w->q = q;
 		w->index = i;
 		w->data = worker_data ? worker_data[i] : NULL;
-		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
-			return q->nworkers ? 0 : -EAGAIN; /* fewer workers still work */
-		q->nworkers++;
 	}
-	return 0;
+	q->maxworkers = n;
+	/* the rest start when there is work waiting for them (queue_push) */
+	return n == 0 ? 0 : spawn_worker(q);
 }
 
 static void free_list(struct queued_event *e)
@@ -177,6 +187,7 @@ void queue_stop(struct queue *q)
 int queue_push(struct queue *q, const struct uevent *ev)
 {
 	struct queued_event *e = malloc(sizeof(*e) + ev->len + 1);
+	bool grow;
 
 	if (!e)
 		return -ENOMEM;
@@ -199,7 +210,13 @@ int queue_push(struct queue *q, const struct uevent *ev)
 	q->queued++;
 	/* one new event needs one worker, not all of them */
 	pthread_cond_signal(&q->cond);
+	/* more waiting than idle workers (queued - running > nworkers -
+	 * running): grow; a thread costs as much as handling several events,
+	 * so none is made before it is needed */
+	grow = q->queued > q->nworkers && q->nworkers < q->maxworkers;
 	pthread_mutex_unlock(&q->lock);
+	if (grow)
+		(void)spawn_worker(q); /* fewer workers still work */
 	return 0;
 }
 

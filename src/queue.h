@@ -53,14 +53,16 @@ struct queue {
 	queue_handler_fn handle;
 	void *ctx;
 	struct queue_worker *workers;
-	unsigned int nworkers;
+	unsigned int nworkers;    /* started (main thread writes, under no lock) */
+	unsigned int maxworkers;  /* allowed: started as work waits for them */
 };
 
 /* An empty queue without workers (done_fd ready for polling). 0 or -errno. */
 int queue_init(struct queue *q, queue_handler_fn handle, void *ctx);
 /*
- * Start n workers; worker_data[i] (may be NULL) becomes workers[i].data.
- * Returns 0 (also if only some could be started) or -errno.
+ * Allow n workers, worker_data[i] (may be NULL) becoming workers[i].data.
+ * One starts now; queue_push starts another whenever more events wait than
+ * workers are idle. Returns 0 or -errno (not even one could start).
  */
 int queue_start(struct queue *q, unsigned int n, void *const *worker_data);
 /* Stop after the running events finish; waiting events are dropped. */

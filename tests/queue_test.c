@@ -116,6 +116,30 @@ ATF_TC_BODY(done_list_carries_uuid, tc)
 	queue_stop(&q);
 }
 
+/* Threads start as work waits for them, never more than allowed. */
+ATF_TC_WITHOUT_HEAD(workers_on_demand);
+ATF_TC_BODY(workers_on_demand, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+	char path[32];
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 3, NULL), 0);
+	ATF_CHECK_EQ(q.nworkers, 1);
+	push(&q, "add", "/devices/one", 1, "0");
+	wait_idle(&q);
+	ATF_CHECK_EQ(q.nworkers, 1); /* one event at a time: one thread is enough */
+	for (int i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "/devices/d%d", i);
+		push(&q, "add", path, 10 + (unsigned)i, "0");
+	}
+	wait_idle(&q);
+	ATF_CHECK_EQ(q.nworkers, 3);
+	ATF_CHECK(r.max_running >= 2);
+	queue_stop(&q);
+}
+
 ATF_TC_WITHOUT_HEAD(devpaths_related);
 ATF_TC_BODY(devpaths_related, tc)
 {
@@ -131,6 +155,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, related_in_order_unrelated_parallel);
 	ATF_TP_ADD_TC(tp, done_list_carries_uuid);
+	ATF_TP_ADD_TC(tp, workers_on_demand);
 	ATF_TP_ADD_TC(tp, devpaths_related);
 	return atf_no_error();
 }
