@@ -13,6 +13,7 @@
 
 int sysdev_root_open(struct sysdev_root *root, const char *sysfs)
 {
+	root->walk_only = false;
 	root->fd = open(sysfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return root->fd < 0 ? -errno : 0;
 }
@@ -43,7 +44,7 @@ static bool plain_relative(const char *rel)
 /*
  * rel (relative to the root) in one openat2 that refuses every symlink and
  * any escape from the root: the component walk below in one syscall.
- * -ENOSYS on kernels before 5.6.
+ * -ENOSYS where there is none (before 5.6, or a seccomp filter's EPERM).
  */
 static int open_beneath(const struct sysdev_root *root, const char *rel, int flags)
 {
@@ -51,10 +52,13 @@ static int open_beneath(const struct sysdev_root *root, const char *rel, int fla
 		.flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
+	long fd = root->walk_only ? (errno = ENOSYS, -1) :
+		  syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
 
 	if (fd >= 0)
 		return (int)fd;
+	if (errno == ENOSYS || errno == EPERM)
+		return -ENOSYS;
 	/* a symlink or a non-directory on the way: not a device or attribute */
 	return errno == ELOOP || errno == ENOTDIR || errno == EXDEV ? -ENOENT : -errno;
 }

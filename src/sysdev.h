@@ -18,6 +18,7 @@
 
 struct sysdev_root {
 	int fd;               /* the sysfs root directory */
+	bool walk_only;       /* no openat2: the pre-5.6 way (tests set it) */
 };
 
 int sysdev_root_open(struct sysdev_root *root, const char *sysfs);
