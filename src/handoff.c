@@ -955,16 +955,35 @@ static int adopt_fetch(struct adopt *a)
 static int adopt_place(struct adopt *a)
 {
 	struct uevent_socket_info info;
-	int r = uevent_socket_configure(a->fd, 0, true, &info), inherited, dropped;
+	int r = uevent_socket_configure(a->fd, 0, true, &info), inherited, copy, dropped;
+	bool kernel_copy;
 
 	if (r < 0) {
 		snprintf(a->why, sizeof(a->why), "cannot configure the uevent socket: %s",
 			 strerror(-r));
 		return r;
 	}
+	/* PID 1's copy is retired only once ours is in place: if placing
+	 * fails, PROG starts with that copy as it was, events and all. Placing
+	 * may close our fd of it, so a duplicate keeps it in reach. */
 	inherited = a->env.n > 0 ? find_inherited(&a->env) : -1;
-	if (inherited >= 0 && check_uevent_socket(inherited) == 0) {
-		dropped = retire_inherited(inherited);
+	kernel_copy = inherited >= 0 && check_uevent_socket(inherited) == 0;
+	copy = kernel_copy ? fcntl(inherited, F_DUPFD_CLOEXEC, a->floor) : -1;
+	if (kernel_copy && copy < 0)
+		log_msg(&a->log, LOG_WARNING, "adopt: cannot keep the inherited kernel socket "
+			"(fd %d) in reach: %s; it stays in group 1 and queues uevents nobody "
+			"reads", inherited, strerror(errno));
+	r = place_socket(a->fd, &a->env);
+	if (r < 0) {
+		if (copy >= 0)
+			close(copy);
+		snprintf(a->why, sizeof(a->why), "cannot place the uevent socket: %s",
+			 strerror(-r));
+		return r;
+	}
+	if (copy >= 0) {
+		dropped = retire_inherited(copy);
+		close(copy);
 		if (dropped < 0)
 			log_msg(&a->log, LOG_WARNING, "adopt: the inherited kernel socket (fd %d) "
 				"stays in group 1: %s; it queues uevents nobody reads",
@@ -973,12 +992,6 @@ static int adopt_place(struct adopt *a)
 			log_msg(&a->log, LOG_NOTICE, "adopt: the inherited kernel socket (fd %d, "
 				"socket activation's copy) left group 1; dropped the %d events "
 				"queued in it (the handed socket has them)", inherited, dropped);
-	}
-	r = place_socket(a->fd, &a->env);
-	if (r < 0) {
-		snprintf(a->why, sizeof(a->why), "cannot place the uevent socket: %s",
-			 strerror(-r));
-		return r;
 	}
 	a->fd = -1;
 	/* r - 2: how many fds up to ours; more if ours replaced an inherited one */
