@@ -121,7 +121,7 @@ static int start_workers(struct engine *e)
 	r = queue_start(&e->queue, n, data);
 	free(data);
 	e->workers_started = true;
-	log_msg(e->log, r < 0 ? LOG_ERR : LOG_DEBUG, "%u workers%s%s", n,
+	log_msg(e->log, r < 0 ? LOG_ERR : LOG_DEBUG, "up to %u workers%s%s", n,
 		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 	return r;
 }

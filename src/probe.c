@@ -217,10 +217,10 @@ static void collect(blkid_probe pr, struct probe_result *out)
 	}
 }
 
-/* Only block devices and image files (tests) are probed. */
 /*
- * A block device or regular file: 0, or 1 if it is empty (an unbound loop
- * device, a drive without medium): nothing to find, so no probe is set up.
+ * Only block devices and image files (tests) are probed: 0, or 1 if it is
+ * empty (an unbound loop device, a drive without medium): nothing to find,
+ * so no probe is set up.
  */
 static int check_fd(int fd)
 {
