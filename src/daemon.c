@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -42,6 +44,7 @@ struct daemon {
 	struct engine_config cfg;
 	bool foreground;
 	bool until_settled;   /* initdev coldplug */
+	bool force;           /* full coldplug even beside a running udevd */
 	const char *until_found; /* initdev wait without a daemon: the name */
 	const char *wait_spec;
 	char wait_name[WAIT_NAME_MAX];
@@ -74,7 +77,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 static void usage(FILE *f, bool coldplug)
 {
 	fprintf(f, "usage: initdev %s [--timeout S]%s [--no-coldplug] [--no-devtmpfs]\n"
-		   "         [--subtree /devices/...]... [--workers N] [--rules FILE] [--modules DIR]\n",
+		   "         [--subtree /devices/...]... [--workers N] [--rules FILE] [--modules DIR]\n"
+		   "         [--force]\n",
 		coldplug ? "coldplug" : "daemon", coldplug ? "" : " [--foreground]");
 }
 
@@ -84,6 +88,7 @@ static int parse_option(struct daemon *d, int c, const char *arg)
 
 	switch (c) {
 	case 'f': d->foreground = true; return 0;
+	case 'F': d->force = true; return 0;
 	case 'C': d->cfg.coldplug = false; return 0;
 	case 'D': d->cfg.no_devtmpfs = true; return 0;
 	case 's':
@@ -120,6 +125,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "no-coldplug", no_argument, NULL, 'C' },
 		{ "no-devtmpfs", no_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -697,6 +703,39 @@ static int run(struct cli *cli, int argc, char **argv, bool until_settled)
 	return r;
 }
 
+/* udevd's control socket: it answers while a device manager runs here. */
+#define UDEV_CONTROL "/run/udev/control"
+
+static bool udevd_running(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool up;
+
+	if (fd < 0)
+		return false;
+	memcpy(sa.sun_path, UDEV_CONTROL, sizeof(UDEV_CONTROL));
+	up = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return up;
+}
+
+/*
+ * A full coldplug beside a running udevd re-triggers every device of a
+ * live system (network interfaces included) and races udevd for /dev:
+ * that is a mistake, not a use. --subtree, --no-coldplug or --force.
+ */
+static bool coldplug_refused(struct daemon *d)
+{
+	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force || !udevd_running())
+		return false;
+	log_msg(&d->cli->log, LOG_ERR, "another device manager serves %s (systemd-udevd?): "
+		"a full coldplug would re-trigger every device of this running system; "
+		"initdev belongs in the initramfs. Limit it with --subtree, or use "
+		"--no-coldplug or --force", UDEV_CONTROL);
+	return true;
+}
+
 /* Bind, set up, loop, tear down. The exit code; frees nothing of d itself. */
 static int run_engine(struct daemon *d)
 {
@@ -704,6 +743,10 @@ static int run_engine(struct daemon *d)
 	bool until_settled = d->until_settled;
 	int r;
 
+	if (coldplug_refused(d)) {
+		cmdline_free(&d->cmdline);
+		return EXIT_FAIL;
+	}
 	if (already_running(cli->run)) {
 		log_msg(&cli->log, LOG_ERR, "a daemon already serves %s/control", cli->run);
 		cmdline_free(&d->cmdline);

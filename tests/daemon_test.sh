@@ -190,6 +190,42 @@ already_running_body() {
 }
 already_running_cleanup() { cleanup_root; }
 
+atf_test_case refuses_beside_udevd cleanup
+refuses_beside_udevd_head() {
+	atf_set descr "a full coldplug is refused while another device manager's control socket answers"
+	atf_set require.user root
+}
+refuses_beside_udevd_body() {
+	# never touch the /run/udev of a real udev
+	[ ! -e /run/udev ] || atf_skip "this host has /run/udev; a real udev's directory is not touched"
+	mkdir /run/udev && : > made-run-udev
+	"$(atf_get_srcdir)/unix-listen" /run/udev/control > listen.out &
+	echo $! > listen.pid
+	for i in $(seq 50); do grep -q ready listen.out && break; sleep 0.1; done
+	grep -q ready listen.out || atf_fail "the stand-in udevd did not start"
+	setup_root
+	# a fake sysfs: if the guard failed, only these files would be written
+	mkdir -p sys/devices/virtual/mem/null sys/class/mem
+	: > sys/devices/virtual/mem/null/uevent
+	ln -s ../../../../class/mem sys/devices/virtual/mem/null/subsystem
+	atf_check -s exit:1 -e match:"another device manager serves /run/udev/control" \
+		$ID --sysfs "$PWD/sys" coldplug --no-devtmpfs --rules "$PWD/rules" --timeout 5
+	[ ! -s sys/devices/virtual/mem/null/uevent ] || atf_fail "a refused coldplug triggered"
+	atf_check -s exit:1 -e match:"another device manager" \
+		$ID --sysfs "$PWD/sys" wait --timeout 1 LABEL=none
+	# limited, or told so, it runs
+	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
+		--no-coldplug --rules "$PWD/rules" --timeout 5
+	rm -r sys/devices/virtual/mem/null
+	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
+		--force --rules "$PWD/rules" --timeout 5
+}
+refuses_beside_udevd_cleanup() {
+	[ -f listen.pid ] && kill "$(cat listen.pid)" 2>/dev/null && sleep 0.2
+	[ -f made-run-udev ] && rm -rf /run/udev
+	cleanup_root
+}
+
 atf_init_test_cases() {
 	atf_add_test_case coldplug_mem
 	atf_add_test_case daemon_settle_status_exit
@@ -198,4 +234,5 @@ atf_init_test_cases() {
 	atf_add_test_case control_refuses_non_root
 	atf_add_test_case hostile_cmdline
 	atf_add_test_case already_running
+	atf_add_test_case refuses_beside_udevd
 }

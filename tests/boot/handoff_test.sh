@@ -71,16 +71,21 @@ case " $(cat /proc/cmdline) " in
 	echo "HANDOFF-DAEMON exit $?" ;;
 *) initdev adopt --timeout 5 -- /lib/systemd/systemd-udevd --debug > /run/udevd.log 2>&1 & ;;
 esac
-i=0
-while [ ! -S /run/udev/control ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+# generous waits (60 s, 30 s): TCG on a busy host can slow udevd's start a lot
+c=0
+while [ ! -S /run/udev/control ] && [ $c -lt 600 ]; do sleep 0.1; c=$((c + 1)); done
 echo change > /sys/devices/virtual/mem/kmsg/uevent
 echo "HANDOFF-SENTINEL kmsg $(cat /sys/kernel/uevent_seqnum)"
 i=0
-while ! grep -q '^E:INITDEV_TEST_SEQNUM=' /run/udev/data/c1:11 2> /dev/null && [ $i -lt 200 ]; do
+while ! grep -q '^E:INITDEV_TEST_SEQNUM=' /run/udev/data/c1:11 2> /dev/null && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
+echo "HANDOFF-WAITED control ${c}00ms, database ${i}00ms"
 udevadm settle --timeout=20 || echo "HANDOFF-SETTLE failed"
+# udevd's own account when the sentinel never reached its database
+grep -q '^E:INITDEV_TEST_SEQNUM=' /run/udev/data/c1:11 2> /dev/null ||
+	tail -n 40 /run/udevd.log | sed 's/^/HANDOFF-UDEVD-LOG /'
 for f in /run/udev/data/c1:*; do
 	[ -f "$f" ] || continue
 	echo "HANDOFF-DB ${f##*/} $(sed -n 's/^E:INITDEV_TEST_SEQNUM=//p' "$f")"

@@ -284,12 +284,14 @@ normalized_links() {
 			sub(/-.*$/, "", n); sub(/^[0-9]+/, "", rest)
 			if ((n "") == (seq[$3] "")) $1 = "by-diskseq/=SEQ" rest
 		}
-		{ print }' diskseq.map - | LC_ALL=C sort | by_path_targets
+		{ print }' diskseq.map - | LC_ALL=C sort | by_path_targets | LC_ALL=C sort
 }
 
 # by_path_targets: "NAME -> /dev/X" lines (sorted) with each target written
 # as its first by-path name: the kernel's sdX order varies between boots
-# (SCSI targets are scanned in parallel), a device's by-path does not.
+# (SCSI targets are scanned in parallel), a device's by-path does not. The
+# result is sorted again by the caller: lines sorted by /dev/sdX are not
+# sorted once their targets are by-path names.
 by_path_targets() {
 	awk '{ name[NR] = $1; dev[NR] = $3 }
 		$1 ~ /^by-path\// && !($3 in key) { key[$3] = $1 }
