@@ -486,6 +486,37 @@ static void probe_loop(const char *dev, struct probe_result *r)
 	close(fd);
 }
 
+/* An unbound loop device (size 0): nothing to find, and no error. */
+ATF_TC(unbound_loop);
+ATF_TC_HEAD(unbound_loop, tc)
+{
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(unbound_loop, tc)
+{
+	struct probe_result r;
+	char dev[64];
+	FILE *f;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root (losetup)");
+	/* the first free one is unbound; losetup --find creates it if needed */
+	ATF_REQUIRE_EQ_MSG(run_io((const char *const[]){ "losetup", "--find", NULL },
+				  NULL, "free"), 0, "losetup failed, see tool.log");
+	f = fopen("free", "r");
+	ATF_REQUIRE(f != NULL);
+	ATF_REQUIRE(fgets(dev, sizeof(dev), f) != NULL);
+	fclose(f);
+	dev[strcspn(dev, "\n")] = '\0';
+	ATF_REQUIRE(strncmp(dev, "/dev/loop", 9) == 0);
+	if (access(dev, F_OK) != 0)
+		atf_tc_skip("%s has no node", dev);
+	probe_loop(dev, &r);
+	ATF_CHECK(!r.has_fs);
+	ATF_CHECK_STREQ(r.pt_type, "");
+	ATF_CHECK(!r.has_part_entry);
+}
+
 ATF_TC_WITH_CLEANUP(loop_ext4);
 ATF_TC_HEAD(loop_ext4, tc)
 {
@@ -572,6 +603,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, swap_basic);
 	ATF_TP_ADD_TC(tp, garbage);
 	ATF_TP_ADD_TC(tp, empty_file);
+	ATF_TP_ADD_TC(tp, unbound_loop);
 	ATF_TP_ADD_TC(tp, bad_fd);
 	ATF_TP_ADD_TC(tp, gpt_table);
 	ATF_TP_ADD_TC(tp, dos_table);
