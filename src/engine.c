@@ -152,7 +152,8 @@ static int append_list(struct coldplug_list *dst, struct coldplug_list *src)
 		dst->dev = v;
 		dst->cap = cap;
 	}
-	memcpy(dst->dev + dst->n, src->dev, src->n * sizeof(*src->dev));
+	if (src->n > 0) /* an empty walk may have no array at all */
+		memcpy(dst->dev + dst->n, src->dev, src->n * sizeof(*src->dev));
 	dst->n += src->n;
 	free(src->dev);
 	*src = (struct coldplug_list){ 0 };
