@@ -3,7 +3,8 @@
 # (initdev_test, handoff_test): locating initdev and its dracut module,
 # building the image and the root, booting, reading the guest's report.
 # Each test sets STOCK_MODULES, DRIVERS, ROOT_UUID, ROOT_LABEL and
-# BOOT_TIMEOUT before calling these.
+# BOOT_TIMEOUT before calling these. stock_test, which boots no initdev,
+# uses the harness half (harness_setup, checked_boot).
 
 initdev_head() {
 	atf_set require.user root
@@ -39,23 +40,30 @@ initdev_locate() {
 	INITDEV_MODULE=$(readlink -f "$m")
 }
 
-# initdev_setup [stock]: load the harness, locate initdev, build or reuse
-# the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
-# make the root tree and root.ext4. Sets KVER, KERNEL.
-initdev_setup() {
+# harness_setup: load the harness (lib.sh), take the boot cache from the
+# atf config, find the kernel and make the private dracut tree. Sets KVER,
+# KERNEL, cache, base and t0; skips when there is nothing to boot.
+harness_setup() {
 	# shellcheck source=tests/boot/lib.sh
 	. "$(atf_get_srcdir)/lib.sh"
 	if atf_config_has boot_cache; then
 		BOOT_CACHE=$(atf_config_get boot_cache)
 		export BOOT_CACHE
 	fi
-	initdev_locate
 	KVER=$(boot_kver) || atf_skip "no kernel image with modules to boot"
 	KERNEL=$(boot_kernel "$KVER")
 	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
 	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
 	t0=$(boot_now)
 	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+}
+
+# initdev_setup [stock]: load the harness, locate initdev, build or reuse
+# the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
+# make the root tree and root.ext4. Sets KVER, KERNEL.
+initdev_setup() {
+	harness_setup
+	initdev_locate
 	INITRD=$(boot_initdev_image "$cache" "$base") ||
 		atf_fail "dracut could not build the initdev image"
 	echo "initdev: kernel $KVER, binary $INITDEV_BIN, module $INITDEV_MODULE"
@@ -86,12 +94,13 @@ try_boot() {
 	boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append $BOOT_DRACUT_APPEND" "$@"
 }
 
-# initdev_boot "APPEND" [qemu args]: boot the initdev image into boot.log;
-# fail with the log's tail unless the root's init reported.
-initdev_boot() {
-	append=$1
-	shift
-	if ! try_boot boot.log "$INITRD" "$append" "$@"; then
+# checked_boot NAME IMAGE "APPEND" [qemu args]: boot IMAGE into boot.log;
+# fail with the log's tail unless the root's init reported; print NAME's
+# time to root and the links.
+checked_boot() {
+	name=$1 img=$2 append=$3
+	shift 3
+	if ! try_boot boot.log "$img" "$append" "$@"; then
 		boot_log_tail boot.log
 		atf_fail "guest did not reach BOOT-END (see the log above)"
 	fi
@@ -99,9 +108,14 @@ initdev_boot() {
 		boot_log_tail boot.log
 		atf_fail "no 'BOOT-RESULT ok' line"
 	}
-	echo "initdev: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
-	echo "initdev: links:"
+	echo "$name: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
+	echo "$name: links:"
 	boot_links boot.log
+}
+
+# initdev_boot "APPEND" [qemu args]: checked_boot of the initdev image.
+initdev_boot() {
+	checked_boot initdev "$INITRD" "$@"
 }
 
 fail_with_log() {

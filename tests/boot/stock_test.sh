@@ -5,7 +5,8 @@
 # busybox root found by UUID on virtio-blk and by GPT PARTUUID on
 # virtio-scsi, and the root's /sbin/init reports the /dev/disk links.
 #
-# lib.sh is sourced from $(atf_get_srcdir)/lib.sh: in the build tree this
+# lib.sh is sourced from $(atf_get_srcdir)/lib.sh (by harness_setup, in
+# initdev-lib.sh, which sits next to this file): in the build tree this
 # program is tests/boot/stock_test with lib.sh copied next to it. While
 # developing: cd "$(mktemp -d)" && atf-sh /work/main/tests/boot/stock_test.sh \
 #     -s /work/main/tests/boot stock_root_uuid_virtio_blk
@@ -24,6 +25,9 @@ PART_UUID=6c0b9d4e-1f2a-4b3c-9d8e-7f6a5b4c3d2e
 PART_LABEL=stockpart
 BOOT_TIMEOUT=150
 
+# shellcheck source=tests/boot/initdev-lib.sh
+. "$(dirname "$0")/initdev-lib.sh"
+
 stock_head() {
 	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout"
@@ -33,18 +37,8 @@ stock_head() {
 # stock_setup: load the harness, build or reuse the stock initramfs, make
 # the root filesystem image root.ext4. Sets KVER, KERNEL, INITRD.
 stock_setup() {
-	. "$(atf_get_srcdir)/lib.sh"
-	if atf_config_has boot_cache; then
-		BOOT_CACHE=$(atf_config_get boot_cache)
-		export BOOT_CACHE
-	fi
-	KVER=$(boot_kver) || atf_skip "no kernel image with modules to boot"
-	KERNEL=$(boot_kernel "$KVER")
-	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
-	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
-	t0=$(boot_now)
-	tree=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
-	INITRD=$(boot_cached_initramfs "$cache" "$tree" "$KVER" "$STOCK_MODULES" \
+	harness_setup
+	INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "$STOCK_MODULES" \
 		"$STOCK_DRIVERS") || atf_fail "dracut could not build the stock image"
 	echo "stock: kernel $KVER, image $INITRD ($(stat -c %s "$INITRD") bytes)," \
 		"ready in $(boot_elapsed "$t0")s"
@@ -59,20 +53,7 @@ stock_setup() {
 
 # stock_boot "APPEND" [qemu args]: boot; on failure show the log and fail.
 stock_boot() {
-	append=$1
-	shift
-	if ! boot_qemu boot.log "$BOOT_TIMEOUT" "$KERNEL" "$INITRD" \
-		"$append $BOOT_DRACUT_APPEND" "$@"; then
-		boot_log_tail boot.log
-		atf_fail "guest did not reach BOOT-END (see the log above)"
-	fi
-	up=$(boot_result_uptime boot.log) || {
-		boot_log_tail boot.log
-		atf_fail "no 'BOOT-RESULT ok' line"
-	}
-	echo "stock: BOOT-RESULT at guest uptime ${up}s, wall $(cat boot.log.wall)s"
-	echo "stock: links:"
-	boot_links boot.log
+	checked_boot stock "$INITRD" "$@"
 	# 99base's own init.sh ran (not systemd) and it ran systemd-udevd.
 	tr -d '\r' < boot.log | grep -q '^Starting systemd-udevd' ||
 		atf_fail "systemd-udevd did not start in the initramfs"
