@@ -205,13 +205,13 @@ static int add_device(struct walk *w, int dfd)
 }
 
 /* d_type, or lstat's answer where the filesystem does not fill it in. */
-static int entry_type(int dfd, const struct dirent *de)
+static int entry_type(int dfd, const char *name, unsigned char d_type)
 {
 	struct stat st;
 
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type;
-	if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (d_type != DT_UNKNOWN)
+		return d_type;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return DT_UNKNOWN;
 	if (S_ISDIR(st.st_mode))
 		return DT_DIR;
@@ -244,20 +244,20 @@ static int walk_child(struct walk *w, int dfd, const char *name, size_t len,
 	return r;
 }
 
-/* One entry of the directory w->path (open as dfd). */
-static int visit(struct walk *w, int dfd, const struct dirent *de, size_t len,
-		 unsigned int depth, bool *device)
+/* One entry (name, d_type) of the directory w->path (open as dfd). */
+static int visit(struct walk *w, int dfd, const char *name, unsigned char d_type,
+		 size_t len, unsigned int depth, bool *device)
 {
 	int type;
 
 	if (++w->entries > WALK_MAX_ENTRIES)
 		return -E2BIG;
-	if (de->d_name[0] == '.')
+	if (name[0] == '.')
 		return 0; /* ".", ".." and hidden entries */
-	type = entry_type(dfd, de);
+	type = entry_type(dfd, name, d_type);
 	if (type == DT_DIR)
-		return depth < WALK_MAX_DEPTH ? walk_child(w, dfd, de->d_name, len, depth + 1) : 0;
-	if (type == DT_REG && strcmp(de->d_name, "uevent") == 0)
+		return depth < WALK_MAX_DEPTH ? walk_child(w, dfd, name, len, depth + 1) : 0;
+	if (type == DT_REG && strcmp(name, "uevent") == 0)
 		*device = true;
 	return 0;
 }
@@ -295,7 +295,6 @@ static int walk_dir(struct walk *w, int dfd, size_t len, unsigned int depth)
 		more = !w->kernfs || n > (long)(sizeof(buf) - DIRENT_MAX);
 		for (long off = 0; r == 0 && off < n;) {
 			struct linux_dirent64 *de = (struct linux_dirent64 *)(buf + off);
-			struct dirent d = { .d_type = de->d_type };
 
 			off += de->d_reclen;
 			/* a device's "power" subdirectory is its PM attribute group,
@@ -305,8 +304,7 @@ static int walk_dir(struct walk *w, int dfd, size_t len, unsigned int depth)
 				has_power = true;
 				continue;
 			}
-			snprintf(d.d_name, sizeof(d.d_name), "%s", de->d_name);
-			r = visit(w, dfd, &d, len, depth, &has_uevent);
+			r = visit(w, dfd, de->d_name, de->d_type, len, depth, &has_uevent);
 		}
 	}
 	if (r == 0 && has_power && !has_uevent && depth < WALK_MAX_DEPTH)

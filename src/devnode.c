@@ -238,6 +238,34 @@ static const char *kind(const struct stat *st)
 }
 
 /*
+ * Something may be at leaf: fix its owner and mode if it is this device's
+ * node, replace it if it is a node we recorded under this name, else leave
+ * it. Nothing there: create it (mknod mode) or nothing (devtmpfs mode: the
+ * kernel removed it already).
+ */
+static int settle_node(struct devnode *d, int dirfd, const char *leaf,
+		       const struct want *w, const struct record *rec)
+{
+	char x[ESC_MAX];
+	struct stat st;
+	int r;
+
+	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return fail(d, -errno, "stat %s", esc(x, w->devname));
+		return d->mknod_mode ? create_node(d, dirfd, leaf, w, false) : 0;
+	}
+	if (node_is(&st, w->block, w->major, w->minor)) {
+		r = set_attrs(dirfd, leaf, w, &st);
+		return r < 0 ? fail(d, r, "set owner/mode of %s", esc(x, w->devname)) : 0;
+	}
+	if (d->mknod_mode && ours(rec, w->devname, &st))
+		return create_node(d, dirfd, leaf, w, true);
+	return fail(d, -EEXIST, "node %s (%u:%u): %s is there and not ours, leaving it",
+		    esc(x, w->devname), w->major, w->minor, kind(&st));
+}
+
+/*
  * Bring the node at w->devname to the wanted state. mknod mode creates or
  * (if ours) replaces it; devtmpfs mode only fixes a node that is there.
  */
@@ -245,32 +273,18 @@ static int apply_node(struct devnode *d, const struct want *w, const struct reco
 {
 	char x[ESC_MAX];
 	const char *leaf;
-	struct stat st;
-	int dirfd = parent_open(d, w->devname, d->mknod_mode, &leaf), r;
+	int dirfd = parent_open(d, w->devname, d->mknod_mode, &leaf), r = -EEXIST;
 
 	if (dirfd == -ENOENT && !d->mknod_mode)
 		return 0;
 	if (dirfd < 0)
 		return fail(d, dirfd, "node %s: %s", esc(x, w->devname), walk_why(dirfd));
-	/* coldplug in mknod mode: nothing is there yet, so try that first */
-	r = d->mknod_mode && rec == NULL ? create_fresh(d, dirfd, leaf, w) : -EEXIST;
-	if (r != -EEXIST)
-		; /* made, or failed and said why */
-	else if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			r = fail(d, -errno, "stat %s", esc(x, w->devname));
-		else /* devtmpfs mode: the kernel removed it already; nothing to fix */
-			r = d->mknod_mode ? create_node(d, dirfd, leaf, w, false) : 0;
-	} else if (node_is(&st, w->block, w->major, w->minor)) {
-		r = set_attrs(dirfd, leaf, w, &st);
-		if (r < 0)
-			fail(d, r, "set owner/mode of %s", esc(x, w->devname));
-	} else if (d->mknod_mode && ours(rec, w->devname, &st)) {
-		r = create_node(d, dirfd, leaf, w, true);
-	} else {
-		r = fail(d, -EEXIST, "node %s (%u:%u): %s is there and not ours, leaving it",
-			 esc(x, w->devname), w->major, w->minor, kind(&st));
-	}
+	/* a device seen for the first time in mknod mode: nothing is there yet
+	 * (coldplug), so the mknod comes first and the stat only if it fails */
+	if (d->mknod_mode && rec == NULL)
+		r = create_fresh(d, dirfd, leaf, w);
+	if (r == -EEXIST)
+		r = settle_node(d, dirfd, leaf, w, rec);
 	parent_done(d, dirfd);
 	return r;
 }

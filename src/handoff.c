@@ -951,28 +951,55 @@ static int adopt_fetch(struct adopt *a)
 	return r;
 }
 
+/*
+ * PID 1's copy of the kernel socket at fd inherited (socket activation),
+ * duplicated out of place_socket's way: it is retired only once ours is in
+ * place, so that if placing fails PROG starts with it as it was, events and
+ * all. -1 if there is none (or no duplicate: then it stays as it is).
+ */
+static int keep_copy(struct adopt *a, int inherited)
+{
+	int copy;
+
+	if (inherited < 0 || check_uevent_socket(inherited) < 0)
+		return -1;
+	copy = fcntl(inherited, F_DUPFD_CLOEXEC, a->floor);
+	if (copy < 0)
+		log_msg(&a->log, LOG_WARNING, "adopt: cannot keep the inherited kernel socket "
+			"(fd %d) in reach: %s; it stays in group 1 and queues uevents nobody "
+			"reads", inherited, strerror(errno));
+	return copy;
+}
+
+/* Ours is in place: PID 1's copy leaves group 1 and is drained, then closed. */
+static void retire_copy(struct adopt *a, int inherited, int copy)
+{
+	int dropped = retire_inherited(copy);
+
+	close(copy);
+	if (dropped < 0)
+		log_msg(&a->log, LOG_WARNING, "adopt: the inherited kernel socket (fd %d) "
+			"stays in group 1: %s; it queues uevents nobody reads",
+			inherited, strerror(-dropped));
+	else
+		log_msg(&a->log, LOG_NOTICE, "adopt: the inherited kernel socket (fd %d, "
+			"socket activation's copy) left group 1; dropped the %d events "
+			"queued in it (the handed socket has them)", inherited, dropped);
+}
+
 /* Make the socket fit for udevd and place it. 0, or -errno and a->why. */
 static int adopt_place(struct adopt *a)
 {
 	struct uevent_socket_info info;
-	int r = uevent_socket_configure(a->fd, 0, true, &info), inherited, copy, dropped;
-	bool kernel_copy;
+	int r = uevent_socket_configure(a->fd, 0, true, &info), inherited, copy;
 
 	if (r < 0) {
 		snprintf(a->why, sizeof(a->why), "cannot configure the uevent socket: %s",
 			 strerror(-r));
 		return r;
 	}
-	/* PID 1's copy is retired only once ours is in place: if placing
-	 * fails, PROG starts with that copy as it was, events and all. Placing
-	 * may close our fd of it, so a duplicate keeps it in reach. */
 	inherited = a->env.n > 0 ? find_inherited(&a->env) : -1;
-	kernel_copy = inherited >= 0 && check_uevent_socket(inherited) == 0;
-	copy = kernel_copy ? fcntl(inherited, F_DUPFD_CLOEXEC, a->floor) : -1;
-	if (kernel_copy && copy < 0)
-		log_msg(&a->log, LOG_WARNING, "adopt: cannot keep the inherited kernel socket "
-			"(fd %d) in reach: %s; it stays in group 1 and queues uevents nobody "
-			"reads", inherited, strerror(errno));
+	copy = keep_copy(a, inherited);
 	r = place_socket(a->fd, &a->env);
 	if (r < 0) {
 		if (copy >= 0)
@@ -981,18 +1008,8 @@ static int adopt_place(struct adopt *a)
 			 strerror(-r));
 		return r;
 	}
-	if (copy >= 0) {
-		dropped = retire_inherited(copy);
-		close(copy);
-		if (dropped < 0)
-			log_msg(&a->log, LOG_WARNING, "adopt: the inherited kernel socket (fd %d) "
-				"stays in group 1: %s; it queues uevents nobody reads",
-				inherited, strerror(-dropped));
-		else
-			log_msg(&a->log, LOG_NOTICE, "adopt: the inherited kernel socket (fd %d, "
-				"socket activation's copy) left group 1; dropped the %d events "
-				"queued in it (the handed socket has them)", inherited, dropped);
-	}
+	if (copy >= 0)
+		retire_copy(a, inherited, copy);
 	a->fd = -1;
 	/* r - 2: how many fds up to ours; more if ours replaced an inherited one */
 	log_msg(&a->log, LOG_NOTICE, "adopt: uevent socket as fd %d of %d (%s), receive "

@@ -100,11 +100,15 @@ static int walk_dirs(const struct sysdev_root *root, const char *rel)
 	return fd == -ENOSYS ? walk_dirs_slow(root, rel) : fd;
 }
 
+/* A devpath's form: absolute and bounded. */
+static bool devpath_ok(const char *devpath)
+{
+	return devpath[0] == '/' && strlen(devpath) < SYSDEV_PATH_MAX;
+}
+
 int sysdev_open_dir(const struct sysdev_root *root, const char *devpath)
 {
-	if (devpath[0] != '/' || strlen(devpath) >= SYSDEV_PATH_MAX)
-		return -EINVAL;
-	return walk_dirs(root, devpath + 1);
+	return devpath_ok(devpath) ? walk_dirs(root, devpath + 1) : -EINVAL;
 }
 
 bool sysdev_is_device(const struct sysdev_root *root, const char *devpath)
@@ -149,16 +153,16 @@ static int open_attr(const struct sysdev_root *root, const char *devpath,
 {
 	char rel[SYSDEV_PATH_MAX + SYSDEV_NAME_MAX];
 	struct stat st;
-	int fd = -ENOSYS;
+	int fd;
 
-	if (strchr(name, '/') || devpath[0] != '/' || strlen(devpath) >= SYSDEV_PATH_MAX)
+	if (strchr(name, '/') || !devpath_ok(devpath))
 		return -EINVAL;
 	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", devpath + 1, name) >= sizeof(rel) ||
 	    !plain_relative(rel))
 		return -EINVAL;
 	fd = open_beneath(root, rel, O_RDONLY | O_NONBLOCK);
 	if (fd == -ENOSYS) { /* before 5.6: the directory, then the file */
-		int dir = sysdev_open_dir(root, devpath);
+		int dir = walk_dirs_slow(root, devpath + 1);
 
 		if (dir < 0)
 			return dir;
