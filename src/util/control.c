@@ -132,3 +132,19 @@ int control_recv(int fd, char *buf, size_t size, int timeout_ms)
 	buf[n] = '\0';
 	return (int)n;
 }
+
+int control_request(const char *run_dir, const char *req, char *reply, size_t size,
+		    int timeout_ms, bool *connected)
+{
+	int fd = control_connect(run_dir), r;
+
+	if (connected)
+		*connected = fd >= 0;
+	if (fd < 0)
+		return fd;
+	r = control_send(fd, req);
+	if (r == 0 || r == -EPIPE || r == -ECONNRESET)
+		r = control_recv(fd, reply, size, timeout_ms);
+	close(fd);
+	return r;
+}

@@ -50,6 +50,15 @@ wait_exit() {
 	wait "$1"
 }
 
+# wait_log PATTERN: the holder logs PATTERN within 5 s (it logs after the peer left)
+wait_log() {
+	for _ in $(seq 50); do
+		grep -q "$1" holder.log && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 cleanup_holder() {
 	[ -f holder.pid ] && kill -9 "$(cat holder.pid)" 2>/dev/null
 	[ -f rundir ] && rm -rf "$(cat rundir)"
@@ -296,7 +305,7 @@ peer_dies_before_ack_body() {
 	make_events
 	atf_check -s exit:0 -o match:'^reply=OK about .* fds=1$' "$HP" fetch-noack "$RUN"
 	kill -0 "$HOLDER" || atf_fail "holder exited though nobody confirmed"
-	grep -q 'did not take the uevent socket .*still holding' holder.log ||
+	wait_log 'did not take the uevent socket .*still holding' ||
 		atf_fail "not logged: $(cat holder.log)"
 	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report
 	check_events out
