@@ -163,10 +163,32 @@ static int start_handlers(struct engine *e)
 	return handler_set_init(&e->handlers, &hc, e->log);
 }
 
+/*
+ * A root initdev works below: a directory it can search, and write where it
+ * writes (triggers into sysfs, nodes and links into /dev). 0 or -errno,
+ * logged with the path and the reason, before anything is done.
+ */
+static int check_root(const struct logger *log, const char *what, const char *path, bool write)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return log_errno(log, LOG_ERR, errno, "%s %s", what, path);
+	if (!S_ISDIR(st.st_mode))
+		return log_errno(log, LOG_ERR, ENOTDIR, "%s %s", what, path);
+	if (access(path, R_OK | X_OK | (write ? W_OK : 0)) < 0)
+		return log_errno(log, LOG_ERR, errno, "%s %s", what, path);
+	return 0;
+}
+
 int engine_start(struct engine *e)
 {
-	int r = start_handlers(e);
+	int r = check_root(e->log, "sysfs root", e->cfg.sysfs, e->cfg.coldplug);
 
+	if (r == 0)
+		r = check_root(e->log, "/dev root", e->cfg.dev, true);
+	if (r == 0)
+		r = start_handlers(e);
 	if (r < 0)
 		return r;
 	r = queue_init(&e->queue, handle_event, e);

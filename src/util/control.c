@@ -26,7 +26,9 @@ static int make_run_dir(const char *run_dir)
 		return -errno;
 	if (lstat(run_dir, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
 		return -EPERM;
 	return chmod(run_dir, 0700) < 0 ? -errno : 0;
 }
