@@ -72,8 +72,11 @@ int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *l
 
 /* AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT? 0, or why not (-errno). */
 int handoff_check_uevent_socket(int fd);
-/* ... and bound to the kernel's group. */
+/* ... and bound to the kernel's group 1 and no other: -EADDRNOTAVAIL if not.
+ * Only such a socket carries nothing but the kernel's own events. */
 int handoff_check_bound_socket(int fd);
+/* Why a socket failed those checks, for messages. */
+const char *handoff_socket_why(int r);
 /* Close every fd from first up (flags: CLOSE_RANGE_CLOEXEC to mark instead). */
 void handoff_close_from(unsigned int first, unsigned int flags);
 int handoff_set_cloexec(int fd, bool on);

@@ -137,7 +137,7 @@ static int holder_setup(struct holder *h)
 
 	if (r < 0) {
 		log_msg(&h->log, LOG_ERR, "holder: fd %d is not a bound uevent socket: %s",
-			h->nl_fd, errno_text(r));
+			h->nl_fd, handoff_socket_why(r));
 		return r;
 	}
 	h->sig_fd = sigfd_open(true);
