@@ -436,6 +436,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 		return;
 	s->nodes = devnode_count(&hs->devnode);
 	devnode_snapshot(&hs->devnode, &s->devnode);
+	disk_links_snapshot(&hs->links, &s->disk_links);
 	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
 }
 

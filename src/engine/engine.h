@@ -63,6 +63,7 @@ struct engine_stats {
 	size_t present;           /* devices added and not removed */
 	size_t nodes;
 	struct devnode_stats devnode;
+	struct disk_links_stats disk_links;
 	uint64_t triggers, trigger_errors;
 	size_t awaiting_reply;
 	struct modload_stats modules;

@@ -73,6 +73,15 @@ static void devices(struct out *o, const struct engine_stats *s)
 	close_group(o);
 }
 
+static void disk(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "disk_links");
+	num(o, "links", s->disk_links.links);
+	num(o, "conflicts", s->disk_links.conflicts);
+	num(o, "errors", s->disk_links.errors);
+	close_group(o);
+}
+
 static void modules(struct out *o, const struct engine_stats *s)
 {
 	open_group(o, "modules");
@@ -107,6 +116,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
 	events(&o, s);
 	devices(&o, s);
+	disk(&o, s);
 	modules(&o, s);
 	phases(&o, s);
 	if (json)
