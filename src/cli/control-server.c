@@ -75,6 +75,7 @@ static const char *start_handoff(struct daemon *d, struct client *c)
 		return "ERR handoff under way";
 	d->handoff = true;
 	d->handoff_fd = c->fd;
+	(void)engine_stop_reading(&d->engine);
 	*c = (struct client){ .fd = -1 };
 	return NULL;
 }

@@ -55,6 +55,8 @@ static void events(struct out *o, const struct engine_stats *s)
 	num(o, "overflows", s->gate.overflows);
 	num(o, "rescans", s->rescans);
 	num(o, "queued", s->in_hand);
+	num(o, "first_seqnum", s->first_seqnum);
+	num(o, "last_seqnum", s->last_seqnum);
 	close_group(o);
 }
 
@@ -70,6 +72,7 @@ static void devices(struct out *o, const struct engine_stats *s)
 	num(o, "triggers", s->triggers);
 	num(o, "trigger_errors", s->trigger_errors);
 	num(o, "awaiting_reply", s->awaiting_reply);
+	num(o, "untriggered", s->untriggered);
 	close_group(o);
 }
 

@@ -251,8 +251,12 @@ cloned_root_on_usb_body() {
 		> stick-staging/sbin/init
 	boot_make_ext4 stick.ext4 32 stick-staging "$ROOT_UUID" "$ROOT_LABEL" ||
 		atf_fail "cannot make the stick's filesystem"
-	initdev_boot "root=UUID=$ROOT_UUID" -drive file=root.ext4,if=virtio,format=raw \
-		-device qemu-xhci -drive if=none,id=stick,file=stick.ext4,format=raw \
+	# the USB controller's PCI address sorts before the disk's: the devpath
+	# order a "lowest devpath wins" tie-break would follow
+	initdev_boot "root=UUID=$ROOT_UUID" \
+		-drive if=none,id=root,file=root.ext4,format=raw \
+		-device virtio-blk-pci,drive=root,addr=0x9 \
+		-device qemu-xhci,addr=0x3 -drive if=none,id=stick,file=stick.ext4,format=raw \
 		-device usb-storage,drive=stick
 	! tr -d '\r' < boot.log | grep -q STICK-MOUNTED-AS-ROOT ||
 		fail_with_log "the stick was mounted as the root"
