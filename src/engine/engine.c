@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "handlers/devtmpfs.h"
+#include "util/number.h"
 
 static const char *const phase_names[PHASE_COUNT] = {
 	[PHASE_STARTUP] = "startup",
@@ -472,6 +474,29 @@ int engine_take_socket(struct engine *e)
 	return fd;
 }
 
+/* VmHWM from /proc/self/status, in KiB; 0 if it cannot be read. */
+static uint64_t peak_rss_kib(void)
+{
+	char buf[4096], *p;
+	uint64_t kib = 0;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	if (p)
+		p += strlen("\nVmHWM:");
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p)
+		(void)number_parse(p, strspn(p, "0123456789"), UINT64_MAX, &kib);
+	return kib;
+}
+
 void engine_stats(struct engine *e, struct engine_stats *s)
 {
 	uint64_t now = now_monotonic_usec();
@@ -495,6 +520,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->untriggered = e->untriggered;
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
+	s->peak_rss_kib = peak_rss_kib();
 	if (!hs->ready) /* not started: the handlers have nothing to say */
 		return;
 	s->nodes = devnode_count(&hs->devnode);

@@ -117,6 +117,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	str(&o, "settled", s->settled ? "yes" : "no");
 	str(&o, "dev_mode", s->devtmpfs ? "devtmpfs" : "mknod");
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
+	num(&o, "peak_rss_kib", s->peak_rss_kib);
 	events(&o, s);
 	devices(&o, s);
 	disk(&o, s);
