@@ -35,6 +35,7 @@ static void enter_phase(struct engine *e, enum engine_phase p)
 	e->phase_usec[e->phase] += now - e->phase_since;
 	e->phase_since = now;
 	e->phase = p;
+	trace_mark(&e->trace, engine_phase_name(p));
 	log_msg(e->log, LOG_DEBUG, "phase %s", engine_phase_name(p));
 }
 
@@ -52,6 +53,10 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 	e->start_usec = e->phase_since = now_monotonic_usec();
 	settle_init(&e->settle);
 	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
+	/* without memory for it, the trace records nothing: not worth failing for */
+	(void)trace_init(&e->trace, TRACE_SLOTS_DEFAULT, e->start_usec);
+	trace_mark(&e->trace, engine_phase_name(PHASE_STARTUP));
+	e->coldplug.trace = &e->trace;
 }
 
 int engine_open(struct engine *e, const struct engine_config *cfg,
@@ -177,6 +182,7 @@ static int start_handlers(struct engine *e)
 		.modprobe_d = e->cfg.modprobe_d,
 		.blacklist = e->cmdline->blacklist,
 		.nblacklist = e->cmdline->nblacklist,
+		.trace = &e->trace,
 	};
 	int r;
 
@@ -241,6 +247,7 @@ void engine_close(struct engine *e)
 	settle_fini(&e->settle);
 	map_clear(&e->devices, NULL);
 	gate_close(&e->gate);
+	trace_fini(&e->trace);
 }
 
 /* ---- events ---- */
@@ -276,6 +283,8 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 {
 	bool blocks = handler_set_may_block(&e->handlers, ev);
 
+	trace_event(&e->trace, ev->seqnum, uevent_action_name(ev->action), ev->subsystem,
+		    ev->devpath);
 	track_device(e, ev);
 	e->settled = false;
 	if (blocks && !e->workers_started)

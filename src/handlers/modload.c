@@ -254,6 +254,7 @@ static int load_module(struct modload_worker *w, struct kmod_module *mod, const 
 {
 	struct modload *m = w->m;
 	const char *name = kmod_module_get_name(mod);
+	uint64_t t0;
 	int r = claim_module(m, name);
 
 	if (r <= 0) {
@@ -280,8 +281,10 @@ static int load_module(struct modload_worker *w, struct kmod_module *mod, const 
 		finish(m, &m->stats.unresolved);
 		return -ENOENT;
 	}
+	t0 = trace_now(m->trace);
 	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST,
 					    NULL, NULL, NULL, NULL);
+	trace_module(m->trace, t0, name, w->seqnum, r);
 	return account(m, name, why, r);
 }
 
@@ -406,8 +409,12 @@ static bool may_block(void *ctx, const struct uevent *ev)
 /* Without a worker thread no module can be loaded (logged at start). */
 static void handle(void *ctx, const struct handler_call *call)
 {
-	if (may_block(ctx, call->ev) && call->worker)
-		(void)modload_alias(call->worker, call->ev->modalias);
+	struct modload_worker *w = call->worker;
+
+	if (!may_block(ctx, call->ev) || !w)
+		return;
+	w->seqnum = call->ev->seqnum; /* for the trace */
+	(void)modload_alias(w, call->ev->modalias);
 }
 
 static void *worker_new(void *ctx)

@@ -8,6 +8,7 @@ int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void 
 {
 	if (hs->n >= HANDLERS_MAX)
 		return -ENOSPC;
+	trace_name_handler(hs->trace, hs->n, ops->name);
 	hs->table[hs->n++] = (struct handler){ ops, ctx };
 	return 0;
 }
@@ -35,6 +36,7 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 			 cfg->nblacklist, hs->log);
 	if (r < 0)
 		return r;
+	hs->modload.trace = cfg->trace;
 	hs->up++;
 	return 0;
 }
@@ -46,6 +48,7 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 
 	memset(hs, 0, sizeof(*hs));
 	hs->log = log;
+	hs->trace = cfg->trace;
 	r = init_parts(hs, cfg);
 	if (r < 0)
 		return r;
@@ -86,12 +89,17 @@ bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev
 void handler_set_run(const struct handler_set *hs, void *const *workers,
 		     const struct uevent *ev)
 {
+	struct trace_span span;
+
+	trace_span_begin(hs->trace, &span);
 	for (unsigned int i = 0; i < hs->n; i++) {
 		const struct handler *h = &hs->table[i];
 		struct handler_call call = { ev, workers ? workers[i] : NULL };
 
 		h->ops->handle(h->ctx, &call);
+		trace_span_step(hs->trace, &span, i);
 	}
+	trace_span_end(hs->trace, &span, ev->seqnum, workers != NULL);
 }
 
 void handler_set_workers_new(const struct handler_set *hs, void **workers)

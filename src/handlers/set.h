@@ -17,6 +17,7 @@
 #include "handlers/modload.h"
 #include "handlers/perms.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #define HANDLERS_MAX 8
 
@@ -29,10 +30,12 @@ struct handler_set_config {
 	const char *const *modprobe_d; /* NULL: libkmod's defaults */
 	char *const *blacklist;        /* from the kernel command line */
 	size_t nblacklist;
+	struct trace *trace;           /* time each handler, each module; NULL: not */
 };
 
 struct handler_set {
 	const struct logger *log;
+	struct trace *trace;
 	struct perms perms;
 	struct devnode devnode;
 	struct disk_links links;
