@@ -117,6 +117,8 @@ static void device_times(struct report *r, struct report_device *d)
 			d->pending = true;
 			r->pending_events++;
 		}
+		/* an edited file may put a handling before its event: keep first <= last */
+		to = to > from ? to : from;
 		d->first = from < d->first ? from : d->first;
 		d->last = to > d->last ? to : d->last;
 		d->handling += e->handled ? e->handled->dur : 0;
@@ -128,6 +130,8 @@ static void device_times(struct report *r, struct report_device *d)
 	}
 	if (d->no_reply && d->no_reply->t < d->first)
 		d->first = d->no_reply->t;
+	if (d->no_reply && d->no_reply->t > d->last)
+		d->last = d->no_reply->t;
 }
 
 /* One devpath: its triggers trig[0..nt) and events ev[0..ne), by time. */

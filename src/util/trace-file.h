@@ -66,7 +66,12 @@ struct trace_log {
 	uint64_t start_monotonic_us, capacity, dropped, marks_dropped, end;
 	char handler[TRACE_HANDLERS_MAX][TRACE_HANDLER_NAME_MAX]; /* as first met */
 	unsigned int nhandlers;
-	struct { uint64_t t; const char *name; } phase[TRACE_MARKS_MAX];
+	struct {
+		uint64_t t;
+		const char *name;
+		uint32_t line;
+		size_t offset;
+	} phase[TRACE_MARKS_MAX];
 	unsigned int nphases;
 	struct trace_entry *e;
 	size_t n;

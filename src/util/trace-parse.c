@@ -169,6 +169,8 @@ static int parse_phase(struct parser *p)
 	if (r < 0)
 		return r;
 	log->phase[log->nphases].t = t;
+	log->phase[log->nphases].line = p->line;
+	log->phase[log->nphases].offset = p->offset;
 	log->phase[log->nphases++].name = p->f[2];
 	return 0;
 }
@@ -418,16 +420,23 @@ static int check_whole(struct parser *p, size_t len)
 	const struct trace_log *log = p->log;
 	const unsigned int needed = HDR_START | HDR_CAPACITY | HDR_DROPPED;
 
-	p->offset = len;
-	if (!p->ended)
+	if (!p->ended) {
+		p->line++; /* where it should be */
+		p->offset = len;
 		return fail(p, "no 'end' line: the file is cut short");
+	}
+	p->line = 0; /* about the file as a whole */
 	if ((p->seen & needed) != needed)
 		return fail(p, "a header line is missing (start_monotonic_us, capacity, dropped)");
-	for (unsigned int i = 0; i < log->nphases; i++)
-		if (log->phase[i].t > log->end)
-			return fail(p, "phase %s at %llu us, after the end (%llu us)",
-				    log->phase[i].name, (unsigned long long)log->phase[i].t,
-				    (unsigned long long)log->end);
+	for (unsigned int i = 0; i < log->nphases; i++) {
+		if (log->phase[i].t <= log->end)
+			continue;
+		p->line = log->phase[i].line;
+		p->offset = log->phase[i].offset;
+		return fail(p, "phase %s at %llu us, after the trace's end (%llu us)",
+			    log->phase[i].name, (unsigned long long)log->phase[i].t,
+			    (unsigned long long)log->end);
+	}
 	for (size_t i = 0; i < log->n; i++) {
 		const struct trace_entry *e = &log->e[i];
 
