@@ -477,10 +477,15 @@ stacked_problems() (
 		stacked_has_link "$log.links" "$want" || echo "no link $want"
 	done
 	stacked_lines STACK-LINK "$log" | grep -v ' -> /dev/' | sed 's/^/link outside \/dev: /'
+	# running (clean, active, active-idle, read-auto: all fine right after
+	# the root's mount), degraded 0 with both members, 1 with one
 	md=$(stacked_lines STACK-MD "$log")
 	case $sc:$md in
-	md-both:"md127 clean 0 raid1 vda vdb "*) ;;
-	md-degraded:"md127 clean 1 raid1 vda "*) ;;
+	md-both:"md127 "*" 0 raid1 vda vdb "* | md-degraded:"md127 "*" 1 raid1 vda "*)
+		case $md in
+		"md127 "*clear* | "md127 "*inactive* | "md127 "*suspended*) echo "md array not running: '$md'" ;;
+		esac
+		;;
 	md-*) echo "md array: '$md'" ;;
 	esac
 	stacked_udev_waits "$log" | sed 's/^/udev wait: /'
