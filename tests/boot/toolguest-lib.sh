@@ -45,7 +45,8 @@
 #     DISK=...), and keep them in CACHE under NAME and a key of every input
 #     (JOB's text, the -f/-p/-r files' contents, the disk list, the tool
 #     image). Prints the directory holding DISK.img ...; reused when the key
-#     matches (tg_disks_dir, same arguments, prints it without building). The job's output is there as job.out. Attach the images with
+#     matches (tg_disks_dir, same arguments, prints it without building).
+#     Making NAME anew removes NAME's directories made from other inputs. The job's output is there as job.out. Attach the images with
 #     snapshot=on (or copy them): they are shared by every later run.
 #
 # Guest side (/usr/lib/tg/lib.sh, already sourced when JOB runs):
@@ -323,5 +324,11 @@ tg_build_disks() (
 	fi
 	: > "$tmp/.complete"
 	mv -T "$tmp" "$dir" 2> /dev/null || rm -rf "$tmp"
-	[ -f "$dir/.complete" ] && echo "$dir"
+	[ -f "$dir/.complete" ] || return 1
+	# the same NAME made from older inputs is stale (disk images add up)
+	for old in "$cache/disks-$name-"*; do
+		case $old in "$dir" | *.tmp.*) continue ;; esac
+		[ -f "$old/.complete" ] && rm -rf "$old"
+	done
+	echo "$dir"
 )
