@@ -123,6 +123,10 @@ void report_print_json(const struct report *r, FILE *f)
 		   "\"capacity\":%llu,\"dropped\":%llu,", log->version,
 		(unsigned long long)log->start_monotonic_us, (unsigned long long)log->end,
 		(unsigned long long)log->capacity, (unsigned long long)log->dropped);
+	if (r->coldplug)
+		fprintf(f, "\"coldplug_us\":%llu,", (unsigned long long)r->coldplug_at);
+	else
+		fputs("\"coldplug_us\":null,", f);
 	if (r->settled)
 		fprintf(f, "\"settled_us\":%llu,", (unsigned long long)r->settled_at);
 	else
@@ -140,6 +144,7 @@ void report_print_json(const struct report *r, FILE *f)
 	}
 	fputs("]", f);
 	print_slowest(r, f);
-	fprintf(f, ",\"pending_triggers\":%zu,\"pending_events\":%zu,\"orphans\":%zu}\n",
-		r->pending_triggers, r->pending_events, r->orphans);
+	fprintf(f, ",\"triggers\":%zu,\"pending_triggers\":%zu,\"pending_events\":%zu,"
+		   "\"orphans\":%zu}\n", r->triggers, r->pending_triggers, r->pending_events,
+		r->orphans);
 }

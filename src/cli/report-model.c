@@ -202,16 +202,30 @@ static void add_modules(struct report *r, const struct sorted *s)
 	}
 }
 
+/*
+ * Time to settle: the first settle after the first coldplug began (a daemon
+ * started without coldplug settles at once, before dracut's `udevadm
+ * trigger`); without any coldplug, the first settle.
+ */
 static void phases(struct report *r)
 {
 	const struct trace_log *log = r->log;
+	bool any_coldplug = false;
 
+	for (unsigned int i = 0; i < log->nphases; i++)
+		any_coldplug |= strcmp(log->phase[i].name, "coldplug") == 0;
 	for (unsigned int i = 0; i < log->nphases; i++) {
-		if (!r->settled && strcmp(log->phase[i].name, "settled") == 0) {
+		const char *name = log->phase[i].name;
+
+		if (!r->coldplug && strcmp(name, "coldplug") == 0) {
+			r->coldplug = true;
+			r->coldplug_at = log->phase[i].t;
+		}
+		if (!r->settled && strcmp(name, "settled") == 0 && r->coldplug == any_coldplug) {
 			r->settled = true;
 			r->settled_at = log->phase[i].t;
 		}
-		r->last_phase = log->phase[i].name;
+		r->last_phase = name;
 	}
 }
 

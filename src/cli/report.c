@@ -122,8 +122,12 @@ static void print_header(const struct report *r, const char *path, FILE *f)
 	for (unsigned int i = 0; i < log->nphases; i++)
 		fprintf(f, "%s %s %.3f ms", i ? "," : "", log->phase[i].name, ms(log->phase[i].t));
 	fprintf(f, "%s\n", log->nphases ? "" : " none");
-	if (r->settled)
-		fprintf(f, "settled: %.3f ms after the daemon's start\n", ms(r->settled_at));
+	if (r->settled && r->coldplug)
+		fprintf(f, "settled: %.3f ms after the daemon's start, %.3f ms after coldplug "
+			   "began\n", ms(r->settled_at), ms(r->settled_at - r->coldplug_at));
+	else if (r->settled)
+		fprintf(f, "settled: %.3f ms after the daemon's start (no coldplug)\n",
+			ms(r->settled_at));
 	else
 		fprintf(f, "settled: not by the end of the trace\n");
 	fprintf(f, "end of the trace: %.3f ms (phase %s)\n", ms(log->end),
@@ -160,8 +164,13 @@ static void print_modules(const struct report *r, FILE *f)
 	for (size_t i = 0; i < r->nslow_mod; i++) {
 		const struct report_module *m = &r->mod[r->slow_mod[i]];
 
-		fprintf(f, "  %10.3f ms  %s  %s", ms(m->e->dur), m->e->name,
-			trace_module_result(m->e->result, buf));
+		const char *result = trace_module_result(m->e->result, buf);
+
+		if (strncmp(result, "error:", 6) == 0)
+			fprintf(f, "  %10.3f ms  %s  failed: %s", ms(m->e->dur), m->e->name,
+				errno_text(m->e->result));
+		else
+			fprintf(f, "  %10.3f ms  %s  %s", ms(m->e->dur), m->e->name, result);
 		if (m->dev)
 			fprintf(f, "  for %s (event %llu)", m->dev->devpath,
 				(unsigned long long)m->e->seqnum);
@@ -192,14 +201,15 @@ static void print_devices(const struct report *r, FILE *f)
 {
 	if (r->nslow_dev == 0)
 		return;
-	fprintf(f, "\nslowest devices (time in handlers; from its trigger to handled):\n");
+	fprintf(f, "\nslowest devices (time in handlers, by handler; done how long after its "
+		   "first trigger or event):\n");
 	for (size_t i = 0; i < r->nslow_dev; i++) {
 		const struct report_device *d = &r->dev[r->slow_dev[i]];
 
 		fprintf(f, "  %10.3f ms  %s (%s): ", ms(d->handling), report_device_label(d),
 			d->subsystem);
 		print_handlers(r, d, f);
-		fprintf(f, "; %.3f ms from %.3f ms\n      %s\n", ms(d->last - d->first),
+		fprintf(f, "; done %.3f ms after %.3f ms\n      %s\n", ms(d->last - d->first),
 			ms(d->first), d->devpath);
 	}
 }

@@ -63,8 +63,10 @@ struct report {
 	const struct report_device **owner; /* by entry index: the device of an event */
 	size_t triggers;
 	size_t orphans;          /* handled records whose event record was lost */
+	bool coldplug;
+	uint64_t coldplug_at;    /* the first "coldplug" phase */
 	bool settled;
-	uint64_t settled_at;     /* the first "settled" phase */
+	uint64_t settled_at;     /* the first "settled" after it (or at all, without one) */
 	const char *last_phase;  /* NULL if none */
 	/* with records dropped: the gap between the kept first records and the ring */
 	uint64_t gap_from, gap_to;

@@ -45,7 +45,8 @@ ATF_TC_BODY(event_takes_the_latest_trigger_before_it, tc)
 	struct fixture f;
 	const struct report_device *d;
 
-	build(&f, HEAD "phase 0 startup\ntrigger 10 /a\ntrigger 20 /a\nevent 30 1 add x /a\n"
+	build(&f, HEAD "phase 0 startup\nphase 2 settled\nphase 5 coldplug\ntrigger 10 /a\n"
+		       "trigger 20 /a\nevent 30 1 add x /a\n"
 		       "handled 35 1 main devnode=5 disk=10\nevent 50 2 change x /a\n"
 		       "handled 50 2 worker devnode=1\nphase 60 settled\nphase 70 settling\n"
 		       "phase 80 settled\nend 100\n");
@@ -62,8 +63,9 @@ ATF_TC_BODY(event_takes_the_latest_trigger_before_it, tc)
 	ATF_CHECK_EQ(d->handling, 16);
 	ATF_CHECK_STREQ(d->subsystem, "x");
 	ATF_CHECK_STREQ(report_device_label(d), "a");
-	/* time to settle: the first time it settled */
-	ATF_CHECK(f.r.settled);
+	/* time to settle: the first settle after coldplug began */
+	ATF_CHECK(f.r.settled && f.r.coldplug);
+	ATF_CHECK_EQ(f.r.coldplug_at, 5);
 	ATF_CHECK_EQ(f.r.settled_at, 60);
 	ATF_CHECK_STREQ(f.r.last_phase, "settled");
 	ATF_CHECK_EQ(f.r.triggers, 2);
