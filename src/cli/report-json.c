@@ -44,6 +44,13 @@ static void print_opt(FILE *f, const char *key, const struct trace_entry *e, uin
 		fprintf(f, ",\"%s\":null", key);
 }
 
+static const char *thread(const struct trace_entry *handled)
+{
+	if (!handled)
+		return "null";
+	return handled->worker ? "\"worker\"" : "\"main\"";
+}
+
 static void print_event(const struct report *r, const struct report_event *e, FILE *f)
 {
 	const struct trace_entry *h = e->handled;
@@ -54,8 +61,8 @@ static void print_event(const struct report *r, const struct report_event *e, FI
 	fprintf(f, ",\"received_us\":%llu", (unsigned long long)e->ev->t);
 	print_opt(f, "handled_us", h, h ? h->t : 0);
 	print_opt(f, "done_us", h, h ? h->t + h->dur : 0);
-	fprintf(f, ",\"thread\":%s,\"pending\":%s,\"handlers\":{",
-		!h ? "null" : h->worker ? "\"worker\"" : "\"main\"", e->pending ? "true" : "false");
+	fprintf(f, ",\"thread\":%s,\"pending\":%s,\"handlers\":{", thread(h),
+		e->pending ? "true" : "false");
 	for (unsigned int i = 0; h && i < h->nh && i < r->log->nhandlers; i++) {
 		fprintf(f, "%s\"%s\":%u", i ? "," : "", r->log->handler[i], h->hdur[i]);
 	}
@@ -119,10 +126,12 @@ void report_print_json(const struct report *r, FILE *f)
 {
 	const struct trace_log *log = r->log;
 
-	fprintf(f, "{\"version\":%u,\"start_monotonic_us\":%llu,\"end_us\":%llu,"
-		   "\"capacity\":%llu,\"dropped\":%llu,", log->version,
-		(unsigned long long)log->start_monotonic_us, (unsigned long long)log->end,
-		(unsigned long long)log->capacity, (unsigned long long)log->dropped);
+	fprintf(f,
+		"{\"version\":%u,\"start_monotonic_us\":%llu,\"end_us\":%llu,"
+		"\"capacity\":%llu,\"dropped\":%llu,",
+		log->version, (unsigned long long)log->start_monotonic_us,
+		(unsigned long long)log->end, (unsigned long long)log->capacity,
+		(unsigned long long)log->dropped);
 	if (r->coldplug)
 		fprintf(f, "\"coldplug_us\":%llu,", (unsigned long long)r->coldplug_at);
 	else
@@ -144,7 +153,8 @@ void report_print_json(const struct report *r, FILE *f)
 	}
 	fputs("]", f);
 	print_slowest(r, f);
-	fprintf(f, ",\"triggers\":%zu,\"pending_triggers\":%zu,\"pending_events\":%zu,"
-		   "\"orphans\":%zu}\n", r->triggers, r->pending_triggers, r->pending_events,
-		r->orphans);
+	fprintf(f,
+		",\"triggers\":%zu,\"pending_triggers\":%zu,\"pending_events\":%zu,"
+		"\"orphans\":%zu}\n",
+		r->triggers, r->pending_triggers, r->pending_events, r->orphans);
 }

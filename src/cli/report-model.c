@@ -71,7 +71,8 @@ static int sort_entries(struct sorted *s, const struct trace_log *log)
 {
 	size_t n = log->n ? log->n : 1;
 
-	*s = (struct sorted){ .trig = calloc(n, sizeof(entry_p)), .ev = calloc(n, sizeof(entry_p)),
+	*s = (struct sorted){ .trig = calloc(n, sizeof(entry_p)),
+			      .ev = calloc(n, sizeof(entry_p)),
 			      .hand = calloc(n, sizeof(entry_p)),
 			      .ev_seq = calloc(n, sizeof(entry_p)) };
 	if (!s->trig || !s->ev || !s->hand || !s->ev_seq)
@@ -143,7 +144,8 @@ static void add_device(struct report *r, const struct sorted *s, entry_p *trig, 
 
 	*d = (struct report_device){ .devpath = nt ? trig[0]->name : ev[0]->name,
 				     .subsystem = ne ? ev[ne - 1]->subsystem : "-",
-				     .ev = r->events + r->nevents, .nev = ne };
+				     .ev = r->events + r->nevents,
+				     .nev = ne };
 	for (size_t i = 0; i < ne; i++) {
 		struct report_event *e = &r->events[r->nevents++];
 
@@ -159,16 +161,23 @@ static void add_device(struct report *r, const struct sorted *s, entry_p *trig, 
 	device_times(r, d);
 }
 
+/* The smaller of the devpaths at trig[i] and ev[j] (either may be at its end). */
+static const char *next_devpath(const struct sorted *s, size_t i, size_t j)
+{
+	if (i == s->ntrig)
+		return s->ev[j]->name;
+	if (j == s->nev)
+		return s->trig[i]->name;
+	return strcmp(s->trig[i]->name, s->ev[j]->name) <= 0 ? s->trig[i]->name : s->ev[j]->name;
+}
+
 /* Walk triggers and events, both sorted by devpath, one device at a time. */
 static void add_devices(struct report *r, const struct sorted *s)
 {
 	size_t i = 0, j = 0;
 
 	while (i < s->ntrig || j < s->nev) {
-		const char *name = i == s->ntrig ? s->ev[j]->name
-				 : j == s->nev	  ? s->trig[i]->name
-				 : strcmp(s->trig[i]->name, s->ev[j]->name) <= 0 ? s->trig[i]->name
-										 : s->ev[j]->name;
+		const char *name = next_devpath(s, i, j);
 		size_t i2 = i, j2 = j;
 
 		while (i2 < s->ntrig && strcmp(s->trig[i2]->name, name) == 0)
@@ -182,8 +191,8 @@ static void add_devices(struct report *r, const struct sorted *s)
 }
 
 /* Which device's event (by SEQNUM) asked for a module; NULL if not kept. */
-static const struct report_device *device_of_seqnum(const struct report *r,
-						    const struct sorted *s, uint64_t seqnum)
+static const struct report_device *device_of_seqnum(const struct report *r, const struct sorted *s,
+						    uint64_t seqnum)
 {
 	entry_p ev = seqnum ? find_seqnum(s->ev_seq, s->nev, seqnum) : NULL;
 
@@ -198,7 +207,9 @@ static void add_modules(struct report *r, const struct sorted *s)
 		if (log->e[i].kind != TRACE_MODULE)
 			continue;
 		r->mod[r->nmod++] = (struct report_module){
-			.e = &log->e[i], .dev = device_of_seqnum(r, s, log->e[i].seqnum) };
+			.e = &log->e[i],
+			.dev = device_of_seqnum(r, s, log->e[i].seqnum)
+		};
 	}
 }
 

@@ -23,26 +23,26 @@
 #define ROW_H 16
 #define BAR_H 10
 #define WAIT_H 4
-#define TOP 100            /* title, two lines of text, the legend, the axis */
-#define PLOT_MIN 800       /* px */
+#define TOP 100      /* title, two lines of text, the legend, the axis */
+#define PLOT_MIN 800 /* px */
 #define PLOT_MAX 3000
-#define PX_PER_MS 2.0      /* below PLOT_MAX */
-#define LABEL_MAX 52       /* characters */
+#define PX_PER_MS 2.0 /* below PLOT_MAX */
+#define LABEL_MAX 52  /* characters */
 
 #define C_KERNEL "#bab0ac"  /* trigger written .. event received */
 #define C_QUEUE "#f1ce63"   /* received .. a handler begins */
 #define C_PENDING "#ff6f6f" /* not done by the end of the trace */
 #define C_LOADED "#f28e2b"
 #define C_FAILED "#b2182b"
-#define C_OTHER "#c9b4d9"   /* already, blacklisted, no device */
+#define C_OTHER "#c9b4d9" /* already, blacklisted, no device */
 
 struct svg {
 	FILE *f;
 	const struct report *r;
-	double scale;   /* px per us */
+	double scale; /* px per us */
 	double plot_w;
-	double y;       /* the current row's top */
-	uint64_t span;  /* us shown */
+	double y;      /* the current row's top */
+	uint64_t span; /* us shown */
 };
 
 /* A row: a device, a module, or the folded devices of one subsystem. */
@@ -58,8 +58,10 @@ struct row {
 static const struct {
 	const char *name, *color;
 } known[] = {
-	{ "devnode", "#4e79a7" }, { "disk", "#59a14f" },
-	{ "modload", "#e15759" }, { "rules", "#b07aa1" },
+	{ "devnode", "#4e79a7" },
+	{ "disk", "#59a14f" },
+	{ "modload", "#e15759" },
+	{ "rules", "#b07aa1" },
 };
 static const char *const palette[] = { "#76b7b2", "#9c755f", "#ff9da7", "#edc948" };
 
@@ -76,7 +78,7 @@ static const char *phase_color(const char *name)
 	static const struct {
 		const char *name, *color;
 	} phases[] = {
-		{ "startup", "#eeeeee" }, { "preload", "#e6dcf2" }, { "coldplug", "#d9e7f5" },
+		{ "startup", "#eeeeee" },  { "preload", "#e6dcf2" }, { "coldplug", "#d9e7f5" },
 		{ "settling", "#fbeacd" }, { "settled", "#dcefd6" },
 	};
 
@@ -125,8 +127,7 @@ static double x_of(const struct svg *s, uint64_t t)
 }
 
 /* A bar from t0 to t1 in the current row, h px high, at least min_px wide. */
-static void bar_h(struct svg *s, uint64_t t0, uint64_t t1, const char *color, double min_px,
-		  int h)
+static void bar_h(struct svg *s, uint64_t t0, uint64_t t1, const char *color, double min_px, int h)
 {
 	double x = x_of(s, t0), w = x_of(s, t1) - x;
 
@@ -200,8 +201,8 @@ static void device_row(struct svg *s, const struct report_device *d)
 	fputs("<g class=\"device\">", s->f);
 	device_title(s, d);
 	label(s, "", report_device_label(d), "", d->pending ? C_FAILED : "#222222");
-	fprintf(s->f, "<text x=\"%d\" y=\"%.1f\" fill=\"#888888\" text-anchor=\"end\">", PAD + LABEL_W - 6,
-		s->y + ROW_H - 4);
+	fprintf(s->f, "<text x=\"%d\" y=\"%.1f\" fill=\"#888888\" text-anchor=\"end\">",
+		PAD + LABEL_W - 6, s->y + ROW_H - 4);
 	xml(s->f, d->subsystem, 16);
 	fputs("</text>", s->f);
 	if (d->no_reply_pending)
@@ -243,9 +244,12 @@ static void fold_row(struct svg *s, const struct row *row)
 
 		most = v > most ? v : most;
 	}
-	snprintf(text, sizeof(text), ": %zu %s, %s%.3f ms", row->nfold,
-		 modules ? "modules" : row->nfold == 1 ? "device" : "devices",
-		 row->nfold == 1 ? "" : "each <= ", ms(most));
+	if (row->nfold == 1)
+		snprintf(text, sizeof(text), ": 1 %s, %.3f ms", modules ? "module" : "device",
+			 ms(most));
+	else
+		snprintf(text, sizeof(text), ": %zu %s, each <= %.3f ms", row->nfold,
+			 modules ? "modules" : "devices", ms(most));
 	fputs("<g class=\"fold\">", s->f);
 	label(s, "", modules ? "more modules" : row->dev->subsystem, text, "#555555");
 	for (size_t i = 0; i < row->nfold; i++) {
@@ -300,7 +304,9 @@ static void add_folds(const struct report *r, struct rows *rs, size_t nfolded)
 
 		while (j < nfolded && strcmp(r->dev[rs->folded[j]].subsystem, d->subsystem) == 0)
 			j++;
-		rs->v[rs->n++] = (struct row){ .first = d->first, .dev = d, .fold = rs->folded + i,
+		rs->v[rs->n++] = (struct row){ .first = d->first,
+					       .dev = d,
+					       .fold = rs->folded + i,
 					       .nfold = j - i };
 		i = j;
 	}
@@ -317,7 +323,8 @@ static int make_rows(const struct report *r, struct rows *rs)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->ndev; i++) {
 		if (r->dev[i].row)
-			rs->v[rs->n++] = (struct row){ .first = r->dev[i].first, .dev = &r->dev[i] };
+			rs->v[rs->n++] = (struct row){ .first = r->dev[i].first,
+						       .dev = &r->dev[i] };
 		else
 			rs->folded[nfolded++] = i;
 	}
@@ -332,7 +339,8 @@ static int make_rows(const struct report *r, struct rows *rs)
 	add_folds(r, rs, nfolded);
 	if (nmods)
 		rs->v[rs->n++] = (struct row){ .mod = &r->mod[rs->folded[nfolded]],
-					       .fold = rs->folded + nfolded, .nfold = nmods };
+					       .fold = rs->folded + nfolded,
+					       .nfold = nmods };
 	return 0;
 }
 
@@ -340,8 +348,10 @@ static int make_rows(const struct report *r, struct rows *rs)
 
 static void legend_item(struct svg *s, double *x, const char *color, const char *text)
 {
-	fprintf(s->f, "<rect x=\"%.1f\" y=\"66\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-		      "<text x=\"%.1f\" y=\"75\">%s</text>", *x, color, *x + 16, text);
+	fprintf(s->f,
+		"<rect x=\"%.1f\" y=\"66\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+		"<text x=\"%.1f\" y=\"75\">%s</text>",
+		*x, color, *x + 16, text);
 	*x += 26 + 5.8 * (double)strlen(text);
 }
 
@@ -364,24 +374,28 @@ static void header(struct svg *s, double width, double height)
 {
 	const struct report *r = s->r;
 
-	fprintf(s->f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		      "font-family=\"sans-serif\" font-size=\"11\">\n"
-		      "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
-		      "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">initdev: "
-		      "where the device phase's time went</text>\n", width, height, PAD);
-	fprintf(s->f, "<text x=\"%d\" y=\"40\">%zu devices, %zu module insertions; ", PAD,
-		r->ndev, r->nmod);
+	fprintf(s->f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
+		"<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">initdev: "
+		"where the device phase's time went</text>\n",
+		width, height, PAD);
+	fprintf(s->f, "<text x=\"%d\" y=\"40\">%zu devices, %zu module insertions; ", PAD, r->ndev,
+		r->nmod);
 	if (r->settled)
 		fprintf(s->f, "settled at %.3f ms; ", ms(r->settled_at));
 	else
 		fputs("not settled by the end; ", s->f);
 	fprintf(s->f, "trace ends at %.3f ms; %llu records lost</text>\n", ms(r->log->end),
 		(unsigned long long)r->log->dropped);
-	fprintf(s->f, "<text x=\"%d\" y=\"56\">Time in ms from the daemon's start (%.3f s after "
-		      "boot). Devices under %.3f ms in handlers, and beyond the %d slowest, are "
-		      "ticks in one row per subsystem.</text>\n", PAD,
-		(double)r->log->start_monotonic_us / 1e6, ms(REPORT_FAST_US), REPORT_DEVICE_ROWS);
+	fprintf(s->f,
+		"<text x=\"%d\" y=\"56\">Time in ms from the daemon's start (%.3f s after "
+		"boot). Devices under %.3f ms in handlers, and beyond the %d slowest, are "
+		"ticks in one row per subsystem.</text>\n",
+		PAD, (double)r->log->start_monotonic_us / 1e6, ms(REPORT_FAST_US),
+		REPORT_DEVICE_ROWS);
 	legend(s);
 }
 
@@ -404,8 +418,9 @@ static void axis(struct svg *s, double bottom)
 	for (uint64_t t = 0; t <= s->span; t += step) {
 		double x = x_of(s, t);
 
-		fprintf(s->f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#dddddd\"/>"
-			      "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g ms</text>\n",
+		fprintf(s->f,
+			"<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#dddddd\"/>"
+			"<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g ms</text>\n",
 			x, TOP - 2, x, bottom, x, TOP - 6, ms(t));
 		if (s->span - t < step)
 			break;
@@ -425,8 +440,8 @@ static void phase_band(struct svg *s)
 			ms(log->phase[i].t), ms(to));
 		bar(s, log->phase[i].t, to, phase_color(log->phase[i].name), 1);
 		if (w > 60)
-			fprintf(s->f, "<text x=\"%.2f\" y=\"%.1f\" fill=\"#444444\">%s</text>", x + 3,
-				s->y + ROW_H - 4, log->phase[i].name);
+			fprintf(s->f, "<text x=\"%.2f\" y=\"%.1f\" fill=\"#444444\">%s</text>",
+				x + 3, s->y + ROW_H - 4, log->phase[i].name);
 		fputs("</g>\n", s->f);
 	}
 	s->y += ROW_H;
@@ -439,8 +454,9 @@ static void settled_line(struct svg *s, double bottom)
 	if (!s->r->settled)
 		return;
 	x = x_of(s, s->r->settled_at);
-	fprintf(s->f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#2ca02c\" "
-		      "stroke-dasharray=\"4 3\"><title>settled at %.3f ms</title></line>\n",
+	fprintf(s->f,
+		"<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#2ca02c\" "
+		"stroke-dasharray=\"4 3\"><title>settled at %.3f ms</title></line>\n",
 		x, TOP, x, bottom, ms(s->r->settled_at));
 }
 
@@ -457,8 +473,10 @@ static void draw(struct svg *s, const struct rows *rs)
 		const struct row *row = &rs->v[i];
 
 		if (i % 2)
-			fprintf(s->f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%d\" "
-				      "fill=\"#f7f7f7\" fill-opacity=\"0.6\"/>", s->y, width, ROW_H);
+			fprintf(s->f,
+				"<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%d\" "
+				"fill=\"#f7f7f7\" fill-opacity=\"0.6\"/>",
+				s->y, width, ROW_H);
 		if (row->fold)
 			fold_row(s, row);
 		else if (row->dev)

@@ -75,13 +75,13 @@ static int locate(const struct cli *cli, const struct options *o, char *path, si
 		return 0; /* no daemon: the file it left, if any */
 	if (r > 0 && strncmp(reply, "OK", 2) == 0)
 		return 0;
-	fprintf(stderr, "initdev: the daemon at %s/control did not write its trace: %s\n",
-		cli->run, r < 0 ? errno_text(r) : reply);
+	fprintf(stderr, "initdev: the daemon at %s/control did not write its trace: %s\n", cli->run,
+		r < 0 ? errno_text(r) : reply);
 	return -1;
 }
 
-static int load(const struct cli *cli, const struct options *o, struct trace_log *log,
-		char *path, size_t size)
+static int load(const struct cli *cli, const struct options *o, struct trace_log *log, char *path,
+		size_t size)
 {
 	struct trace_error err;
 	int r;
@@ -114,7 +114,8 @@ static void print_header(const struct report *r, const char *path, FILE *f)
 		log->version, log->n, (unsigned long long)log->dropped,
 		(unsigned long long)log->capacity);
 	if (log->dropped)
-		fprintf(f, "  the middle of the run was lost: from %.3f ms to %.3f ms it is incomplete\n",
+		fprintf(f,
+			"  the middle of the run was lost: from %.3f ms to %.3f ms it is incomplete\n",
 			ms(r->gap_from), ms(r->gap_to));
 	fprintf(f, "time 0: the daemon's start, %.3f s after boot (CLOCK_MONOTONIC)\n",
 		(double)log->start_monotonic_us / 1e6);
@@ -123,8 +124,10 @@ static void print_header(const struct report *r, const char *path, FILE *f)
 		fprintf(f, "%s %s %.3f ms", i ? "," : "", log->phase[i].name, ms(log->phase[i].t));
 	fprintf(f, "%s\n", log->nphases ? "" : " none");
 	if (r->settled && r->coldplug)
-		fprintf(f, "settled: %.3f ms after the daemon's start, %.3f ms after coldplug "
-			   "began\n", ms(r->settled_at), ms(r->settled_at - r->coldplug_at));
+		fprintf(f,
+			"settled: %.3f ms after the daemon's start, %.3f ms after coldplug "
+			"began\n",
+			ms(r->settled_at), ms(r->settled_at - r->coldplug_at));
 	else if (r->settled)
 		fprintf(f, "settled: %.3f ms after the daemon's start (no coldplug)\n",
 			ms(r->settled_at));
@@ -147,8 +150,10 @@ static void print_counts(const struct report *r, FILE *f)
 		failed += r->mod[i].e->result < 0 && r->mod[i].e->result != -EEXIST &&
 			  r->mod[i].e->result != -ENODEV;
 	}
-	fprintf(f, "devices: %zu (%zu events, %zu triggers written; %zu events handled on "
-		   "worker threads)\n", r->ndev, events, r->triggers, worker);
+	fprintf(f,
+		"devices: %zu (%zu events, %zu triggers written; %zu events handled on "
+		"worker threads)\n",
+		r->ndev, events, r->triggers, worker);
 	fprintf(f, "modules: %zu insertions, %zu loaded, %zu failed\n", r->nmod, loaded, failed);
 	if (r->orphans)
 		fprintf(f, "handled events whose event record was lost: %zu\n", r->orphans);
@@ -229,8 +234,8 @@ static void print_pending(const struct report *r, FILE *f)
 		for (size_t k = 0; k < d->nev; k++)
 			if (d->ev[k].pending)
 				fprintf(f, "  not handled: event %llu %s received at %.3f ms: %s\n",
-					(unsigned long long)d->ev[k].ev->seqnum, d->ev[k].ev->action,
-					ms(d->ev[k].ev->t), d->devpath);
+					(unsigned long long)d->ev[k].ev->seqnum,
+					d->ev[k].ev->action, ms(d->ev[k].ev->t), d->devpath);
 	}
 }
 

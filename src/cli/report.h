@@ -35,15 +35,15 @@ struct report_event {
 };
 
 struct report_device {
-	const char *devpath, *subsystem;   /* subsystem "-" if no event was kept */
-	struct report_event *ev;           /* nev, oldest first */
+	const char *devpath, *subsystem; /* subsystem "-" if no event was kept */
+	struct report_event *ev;         /* nev, oldest first */
 	size_t nev;
 	const struct trace_entry *no_reply; /* a trigger after its last event */
 	bool no_reply_pending;              /* ... and not lost with the middle */
-	uint64_t first, last;   /* first trigger or event .. last handled (or the end) */
-	uint64_t handling;      /* time in handlers, all events */
-	bool pending;           /* a trigger without reply, or an event not handled */
-	bool row;               /* its own row in the picture (else folded) */
+	uint64_t first, last; /* first trigger or event .. last handled (or the end) */
+	uint64_t handling;    /* time in handlers, all events */
+	bool pending;         /* a trigger without reply, or an event not handled */
+	bool row;             /* its own row in the picture (else folded) */
 };
 
 struct report_module {
@@ -62,12 +62,12 @@ struct report {
 	size_t nmod;
 	const struct report_device **owner; /* by entry index: the device of an event */
 	size_t triggers;
-	size_t orphans;          /* handled records whose event record was lost */
+	size_t orphans; /* handled records whose event record was lost */
 	bool coldplug;
-	uint64_t coldplug_at;    /* the first "coldplug" phase */
+	uint64_t coldplug_at; /* the first "coldplug" phase */
 	bool settled;
-	uint64_t settled_at;     /* the first "settled" after it (or at all, without one) */
-	const char *last_phase;  /* NULL if none */
+	uint64_t settled_at;    /* the first "settled" after it (or at all, without one) */
+	const char *last_phase; /* NULL if none */
 	/* with records dropped: the gap between the kept first records and the ring */
 	uint64_t gap_from, gap_to;
 	size_t pending_triggers, pending_events;

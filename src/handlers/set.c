@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+_Static_assert(HANDLERS_MAX <= TRACE_HANDLERS_MAX, "every handler's time has a place in the trace");
+
 int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void *ctx)
 {
 	if (hs->n >= HANDLERS_MAX)

@@ -15,7 +15,7 @@
 
 struct out {
 	int fd;
-	int err;          /* the first write error */
+	int err; /* the first write error */
 	const struct trace *t;
 	size_t len;
 	char buf[65536];
@@ -41,8 +41,7 @@ static void flush(struct out *o)
 /* Room for one line of any record (names escaped: 4 bytes a byte at most). */
 #define LINE_ROOM (4 * TRACE_DEVPATH_MAX + 512)
 
-__attribute__((format(printf, 2, 3)))
-static void put(struct out *o, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -123,25 +122,20 @@ static void put_record(void *u, const struct trace_rec *r)
 	char result[TRACE_RESULT_MAX];
 
 	switch (r->kind) {
-	case TRACE_TRIGGER:
-		put(o, "trigger %llu", (unsigned long long)r->t);
-		break;
+	case TRACE_TRIGGER: put(o, "trigger %llu", (unsigned long long)r->t); break;
 	case TRACE_EVENT:
 		put(o, "event %llu %llu", (unsigned long long)r->t, (unsigned long long)r->seqnum);
 		put_name(o, r->u.dev.action, sizeof(r->u.dev.action));
 		put_name(o, r->u.dev.subsystem, sizeof(r->u.dev.subsystem));
 		break;
-	case TRACE_HANDLED:
-		put_handled(o, o->t, r);
-		return;
+	case TRACE_HANDLED: put_handled(o, o->t, r); return;
 	case TRACE_MODULE:
 		put(o, "module %llu %u %llu %s", (unsigned long long)r->t, r->dur,
 		    (unsigned long long)r->seqnum, trace_module_result(r->result, result));
 		put_name(o, r->u.module, sizeof(r->u.module));
 		put(o, "\n");
 		return;
-	default:
-		return; /* a torn record (trace.c): left out */
+	default: return; /* a torn record (trace.c): left out */
 	}
 	put_name(o, r->u.dev.devpath, sizeof(r->u.dev.devpath));
 	put(o, "\n");

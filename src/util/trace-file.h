@@ -31,9 +31,9 @@
 
 #define TRACE_FILE_VERSION 1
 #define TRACE_FILE_NAME "trace"
-#define TRACE_FILE_MAX (16u << 20)       /* bytes a reader accepts */
-#define TRACE_LINE_MAX 1024              /* bytes in a line, without the newline */
-#define TRACE_LOG_ENTRIES_MAX (1u << 17) /* records a reader accepts */
+#define TRACE_FILE_MAX (16u << 20)         /* bytes a reader accepts */
+#define TRACE_LINE_MAX 1024                /* bytes in a line, without the newline */
+#define TRACE_LOG_ENTRIES_MAX (1u << 17)   /* records a reader accepts */
 #define TRACE_TIME_MAX 1000000000000000ull /* 31 years in microseconds */
 
 /* Write the trace: 0 or -errno. */
@@ -49,19 +49,19 @@ const char *trace_module_result(int result, char buf[TRACE_RESULT_MAX]);
 
 struct trace_entry {
 	uint64_t t, dur, seqnum;
-	uint8_t kind;            /* enum trace_kind */
-	bool worker;             /* handled: on a worker thread */
-	uint8_t nh;              /* handled: hdur[0..nh) by index into log->handler */
-	int result;              /* module: 0 loaded, 1 blacklisted, -EEXIST already,
+	uint8_t kind; /* enum trace_kind */
+	bool worker;  /* handled: on a worker thread */
+	uint8_t nh;   /* handled: hdur[0..nh) by index into log->handler */
+	int result;   /* module: 0 loaded, 1 blacklisted, -EEXIST already,
 				  * -ENODEV no device, else -errno */
 	uint32_t hdur[TRACE_HANDLERS_MAX];
 	const char *action, *subsystem, *name; /* escaped; name: devpath or module */
 	uint32_t line;
-	size_t offset;           /* of the line, in the file */
+	size_t offset; /* of the line, in the file */
 };
 
 struct trace_log {
-	char *buf;                 /* the file's bytes; fields point into it */
+	char *buf; /* the file's bytes; fields point into it */
 	unsigned int version;
 	uint64_t start_monotonic_us, capacity, dropped, marks_dropped, end;
 	char handler[TRACE_HANDLERS_MAX][TRACE_HANDLER_NAME_MAX]; /* as first met */
@@ -78,14 +78,13 @@ struct trace_log {
 };
 
 struct trace_error {
-	uint32_t line;      /* 1-based; 0: the file as a whole */
-	size_t offset;      /* of the line's first byte */
-	char why[192];      /* safe to print */
+	uint32_t line; /* 1-based; 0: the file as a whole */
+	size_t offset; /* of the line's first byte */
+	char why[192]; /* safe to print */
 };
 
 /* Parse data[0..len). 0, -EINVAL (err says what and where) or -ENOMEM. */
-int trace_log_parse(struct trace_log *log, const char *data, size_t len,
-		    struct trace_error *err);
+int trace_log_parse(struct trace_log *log, const char *data, size_t len, struct trace_error *err);
 
 /* Read and parse the file at path: as trace_log_parse, or -errno if it
  * cannot be read (-EFBIG above TRACE_FILE_MAX). */

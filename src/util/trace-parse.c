@@ -29,13 +29,12 @@ struct parser {
 	size_t offset;
 	char *f[FIELDS_MAX];
 	unsigned int nf;
-	unsigned int seen;  /* header keys */
+	unsigned int seen; /* header keys */
 	bool ended;
-	size_t cap;         /* entries allocated */
+	size_t cap; /* entries allocated */
 };
 
-__attribute__((format(printf, 2, 3)))
-static int fail(struct parser *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
 {
 	struct trace_error *e = p->err;
 	va_list ap;
@@ -237,7 +236,8 @@ static int handler_field(struct parser *p, unsigned int i, struct trace_entry *e
 	if (!eq)
 		return fail(p, "handler %u: expected NAME=MICROSECONDS", i - 3);
 	*eq = '\0';
-	r = name_field(p, i, "handler", in_set(name, TRACE_HANDLER_NAME_MAX - 1, LOWER DIGITS "_-"));
+	r = name_field(p, i, "handler",
+		       in_set(name, TRACE_HANDLER_NAME_MAX - 1, LOWER DIGITS "_-"));
 	p->f[i] = eq + 1;
 	if (r == 0)
 		r = num(p, i, "handler time", UINT32_MAX, &us);
@@ -266,8 +266,8 @@ static int parse_handled(struct parser *p)
 	if (r == 0)
 		r = num(p, 2, "seqnum", UINT64_MAX, &seqnum);
 	if (r == 0)
-		r = name_field(p, 3, "thread", strcmp(p->f[3], "main") == 0 ||
-					      strcmp(p->f[3], "worker") == 0);
+		r = name_field(p, 3, "thread",
+			       strcmp(p->f[3], "main") == 0 || strcmp(p->f[3], "worker") == 0);
 	if (r < 0 || !(e = new_entry(p, TRACE_HANDLED)))
 		return -EINVAL;
 	e->t = t;
@@ -314,8 +314,9 @@ static int parse_module(struct parser *p)
 	if (r == 0)
 		r = name_field(p, 4, "result", module_result(p->f[4], &result) == 0);
 	if (r == 0)
-		r = name_field(p, 5, "module", in_set(p->f[5], TRACE_MODULE_MAX - 1,
-						       LOWER DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"));
+		r = name_field(p, 5, "module",
+			       in_set(p->f[5], TRACE_MODULE_MAX - 1,
+				      LOWER DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"));
 	if (r < 0 || !(e = new_entry(p, TRACE_MODULE)))
 		return -EINVAL;
 	e->t = t;
@@ -367,7 +368,8 @@ static int split(struct parser *p, char *s, size_t len)
 		if (p->nf == FIELDS_MAX)
 			return fail(p, "more than %d fields", FIELDS_MAX);
 		if (sp == f || *f == '\0')
-			return fail(p, "an empty field (two blanks, or a blank at the start or end)");
+			return fail(p,
+				    "an empty field (two blanks, or a blank at the start or end)");
 		p->f[p->nf++] = f;
 		if (!sp)
 			return 0;
@@ -381,7 +383,8 @@ static int parse_first(struct parser *p, char *s)
 	char q[80];
 
 	if (strncmp(s, "initdev-trace ", 14) != 0)
-		return fail(p, "not an initdev trace: the first line is '%s'", quote(s, q, sizeof(q)));
+		return fail(p, "not an initdev trace: the first line is '%s'",
+			    quote(s, q, sizeof(q)));
 	if (strcmp(s + 14, "1") != 0)
 		return fail(p, "version '%s': this initdev reads version %d",
 			    quote(s + 14, q, sizeof(q)), TRACE_FILE_VERSION);
@@ -494,8 +497,7 @@ static int parse_owned(struct trace_log *log, char *buf, size_t len, struct trac
 	return r;
 }
 
-int trace_log_parse(struct trace_log *log, const char *data, size_t len,
-		    struct trace_error *err)
+int trace_log_parse(struct trace_log *log, const char *data, size_t len, struct trace_error *err)
 {
 	char *buf = malloc(len + 1);
 

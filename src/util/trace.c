@@ -209,8 +209,7 @@ void trace_span_end(struct trace *t, const struct trace_span *s, uint64_t seqnum
 	put(t, &r);
 }
 
-void trace_module(struct trace *t, uint64_t start, const char *name, uint64_t seqnum,
-		  int result)
+void trace_module(struct trace *t, uint64_t start, const char *name, uint64_t seqnum, int result)
 {
 	struct trace_rec r = { .kind = TRACE_MODULE, .seqnum = seqnum, .result = result };
 	uint64_t now;
@@ -225,8 +224,8 @@ void trace_module(struct trace *t, uint64_t start, const char *name, uint64_t se
 	put(t, &r);
 }
 
-void trace_foreach(const struct trace *t, void (*fn)(void *u, const struct trace_rec *r),
-		   void *u, struct trace_totals *tot)
+void trace_foreach(const struct trace *t, void (*fn)(void *u, const struct trace_rec *r), void *u,
+		   struct trace_totals *tot)
 {
 	uint64_t n, ring, head_end, tail;
 	struct trace_rec r;

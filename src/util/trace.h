@@ -30,17 +30,17 @@
 #define TRACE_SLOTS_DEFAULT 8192 /* 1.25 MiB; pages are touched as records come */
 #define TRACE_HANDLERS_MAX 8
 #define TRACE_HANDLER_NAME_MAX 16
-#define TRACE_DEVPATH_MAX 96     /* bytes with the NUL */
+#define TRACE_DEVPATH_MAX 96 /* bytes with the NUL */
 #define TRACE_SUBSYSTEM_MAX 16
 #define TRACE_ACTION_MAX 8
-#define TRACE_MODULE_MAX 64      /* the kernel's MODULE_NAME_LEN is 56 */
+#define TRACE_MODULE_MAX 64 /* the kernel's MODULE_NAME_LEN is 56 */
 #define TRACE_MARKS_MAX 64
 
 enum trace_kind {
 	TRACE_TRIGGER = 1, /* t: written; devpath */
 	TRACE_EVENT,       /* t: received from the socket; seqnum, action, subsystem, devpath */
 	TRACE_HANDLED,     /* t: first handler began; dur: all of them; hdur[i]: handler i */
-	TRACE_MODULE,      /* t: insertion began; dur; result; module; seqnum of its event (0: rd.driver.pre) */
+	TRACE_MODULE, /* t: insertion began; dur; result; module; seqnum of its event (0: rd.driver.pre) */
 };
 
 enum {
@@ -52,17 +52,17 @@ struct trace_rec {
 	uint64_t t;
 	uint64_t seqnum;
 	uint32_t dur;
-	int32_t result;     /* TRACE_MODULE: libkmod's insertion result (0, >0 blacklisted, -errno) */
+	int32_t result; /* TRACE_MODULE: libkmod's insertion result (0, >0 blacklisted, -errno) */
 	uint8_t kind;
 	uint8_t flags;
-	uint8_t nhandlers;  /* TRACE_HANDLED */
+	uint8_t nhandlers; /* TRACE_HANDLED */
 	uint8_t unused[5];
 	union {
 		struct {
 			char action[TRACE_ACTION_MAX];
 			char subsystem[TRACE_SUBSYSTEM_MAX];
 			char devpath[TRACE_DEVPATH_MAX];
-		} dev;      /* TRACE_TRIGGER (devpath only), TRACE_EVENT */
+		} dev; /* TRACE_TRIGGER (devpath only), TRACE_EVENT */
 		uint32_t hdur[TRACE_HANDLERS_MAX];
 		char module[TRACE_MODULE_MAX];
 	} u;
@@ -76,11 +76,11 @@ struct trace_mark {
 struct trace_slot;
 
 struct trace {
-	struct trace_slot *slots;  /* NULL: records nothing */
+	struct trace_slot *slots; /* NULL: records nothing */
 	size_t cap;
-	size_t keep;               /* records 0..keep-1 are never overwritten */
-	_Atomic uint64_t next;     /* records ever reserved */
-	uint64_t start;            /* CLOCK_MONOTONIC usec of time 0 */
+	size_t keep;           /* records 0..keep-1 are never overwritten */
+	_Atomic uint64_t next; /* records ever reserved */
+	uint64_t start;        /* CLOCK_MONOTONIC usec of time 0 */
 	char handler[TRACE_HANDLERS_MAX][TRACE_HANDLER_NAME_MAX];
 	unsigned int nhandlers;
 	struct trace_mark marks[TRACE_MARKS_MAX];
@@ -114,13 +114,12 @@ void trace_span_step(const struct trace *t, struct trace_span *s, unsigned int i
 void trace_span_end(struct trace *t, const struct trace_span *s, uint64_t seqnum, bool worker);
 
 /* A module insertion that began at start (trace_now) ended now with result. */
-void trace_module(struct trace *t, uint64_t start, const char *name, uint64_t seqnum,
-		  int result);
+void trace_module(struct trace *t, uint64_t start, const char *name, uint64_t seqnum, int result);
 
 struct trace_totals {
-	uint64_t written;  /* records ever made */
-	uint64_t kept;     /* passed to fn */
-	uint64_t dropped;  /* overwritten, or still being written */
+	uint64_t written; /* records ever made */
+	uint64_t kept;    /* passed to fn */
+	uint64_t dropped; /* overwritten, or still being written */
 };
 
 /*
@@ -128,5 +127,5 @@ struct trace_totals {
  * the kept first records, then the ring, oldest first. Safe while writers
  * run (a record being written is left out, counted as dropped).
  */
-void trace_foreach(const struct trace *t, void (*fn)(void *u, const struct trace_rec *r),
-		   void *u, struct trace_totals *tot);
+void trace_foreach(const struct trace *t, void (*fn)(void *u, const struct trace_rec *r), void *u,
+		   struct trace_totals *tot);

@@ -124,9 +124,10 @@ ATF_TC_BODY(modules_belong_to_their_event_device, tc)
 {
 	struct fixture f;
 
-	build(&f, HEAD "event 10 7 add pci /pci/a\nhandled 11 7 worker modload=90\n"
-		       "module 12 80 7 loaded virtio_pci\nmodule 20 5 0 loaded ext4\n"
-		       "module 30 9 1234 error:5 lost_one\nmodule 40 3 7 no-device other\nend 200\n");
+	build(&f,
+	      HEAD "event 10 7 add pci /pci/a\nhandled 11 7 worker modload=90\n"
+		   "module 12 80 7 loaded virtio_pci\nmodule 20 5 0 loaded ext4\n"
+		   "module 30 9 1234 error:5 lost_one\nmodule 40 3 7 no-device other\nend 200\n");
 	ATF_REQUIRE_EQ(f.r.nmod, 4);
 	ATF_CHECK_STREQ(f.r.mod[0].dev->devpath, "/pci/a");
 	ATF_CHECK(f.r.mod[1].dev == NULL); /* rd.driver.pre */
@@ -150,9 +151,10 @@ ATF_TC_BODY(fast_and_beyond_the_slowest_are_folded, tc)
 	len += (size_t)snprintf(text, size, HEAD);
 	/* 150 slow devices (2..151 ms), 50 fast ones, one pending */
 	for (int i = 0; i < 200; i++) {
-		len += (size_t)snprintf(text + len, size - len, "event %d %d add %s /d/%d\n"
-					"handled %d %d main disk=%d\n", i, i + 1,
-					i < 150 ? "block" : "tty", i, i, i + 1,
+		len += (size_t)snprintf(text + len, size - len,
+					"event %d %d add %s /d/%d\n"
+					"handled %d %d main disk=%d\n",
+					i, i + 1, i < 150 ? "block" : "tty", i, i, i + 1,
 					i < 150 ? 2000 + i * 1000 : 10);
 	}
 	len += (size_t)snprintf(text + len, size - len, "trigger 5 /p\nend 1000000\n");
@@ -162,10 +164,10 @@ ATF_TC_BODY(fast_and_beyond_the_slowest_are_folded, tc)
 	for (size_t i = 0; i < f.r.ndev; i++)
 		rows += f.r.dev[i].row;
 	ATF_CHECK_EQ(rows, REPORT_DEVICE_ROWS);
-	ATF_CHECK(device(&f.r, "/p")->row);          /* pending comes first */
-	ATF_CHECK(device(&f.r, "/d/149")->row);      /* the slowest */
-	ATF_CHECK(!device(&f.r, "/d/50")->row);      /* slow, but beyond the 100 slowest */
-	ATF_CHECK(!device(&f.r, "/d/160")->row);     /* fast */
+	ATF_CHECK(device(&f.r, "/p")->row);      /* pending comes first */
+	ATF_CHECK(device(&f.r, "/d/149")->row);  /* the slowest */
+	ATF_CHECK(!device(&f.r, "/d/50")->row);  /* slow, but beyond the 100 slowest */
+	ATF_CHECK(!device(&f.r, "/d/160")->row); /* fast */
 	ATF_REQUIRE_EQ(f.r.nslow_dev, REPORT_TOP);
 	ATF_CHECK_STREQ(f.r.dev[f.r.slow_dev[0]].devpath, "/d/149");
 	ATF_CHECK_STREQ(f.r.dev[f.r.slow_dev[9]].devpath, "/d/140");

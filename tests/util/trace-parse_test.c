@@ -55,7 +55,8 @@ ATF_TC_BODY(accepts_every_kind_comments_and_blank_lines, tc)
 ATF_TC_WITHOUT_HEAD(names_the_error_line_and_offset);
 ATF_TC_BODY(names_the_error_line_and_offset, tc)
 {
-	static const char text[] = HEAD "trigger 10 /devices/a\nevent 20 x7 add block /devices/a\n" TAIL;
+	static const char text[] = HEAD
+		"trigger 10 /devices/a\nevent 20 x7 add block /devices/a\n" TAIL;
 	struct trace_log log;
 	struct trace_error err;
 	char want[128];
@@ -70,7 +71,8 @@ ATF_TC_BODY(names_the_error_line_and_offset, tc)
 ATF_TC_WITHOUT_HEAD(cut_short);
 ATF_TC_BODY(cut_short, tc)
 {
-	static const char whole[] = HEAD "trigger 10 /devices/a\nevent 20 7 add block /devices/a\n" TAIL;
+	static const char whole[] = HEAD
+		"trigger 10 /devices/a\nevent 20 7 add block /devices/a\n" TAIL;
 
 	bad("", 0, "empty file");
 	/* cut inside a line, and cut at a line's end (no 'end' line) */
@@ -127,8 +129,8 @@ ATF_TC_BODY(bad_fields, tc)
 	bad(HEAD "handled 1 2 main devnode=4294967296\n" TAIL, 5, "handler time");
 	bad(HEAD "handled 1 2 main a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1\n" TAIL, 5,
 	    "more than 12 fields");
-	bad(HEAD "handled 1 2 main a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1\nhandled 1 3 main i=1\n" TAIL,
-	    6, "more than 8 handler names");
+	bad(HEAD "handled 1 2 main a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1\nhandled 1 3 main i=1\n" TAIL, 6,
+	    "more than 8 handler names");
 	bad(HEAD "module 1 2 3 fine virtio\n" TAIL, 5, "result");
 	bad(HEAD "module 1 2 3 error:0 virtio\n" TAIL, 5, "result");
 	bad(HEAD "module 1 2 3 error:4096 virtio\n" TAIL, 5, "result");
