@@ -31,7 +31,7 @@
 
 #define C_KERNEL "#bab0ac"  /* trigger written .. event received */
 #define C_QUEUE "#f1ce63"   /* received .. a handler begins */
-#define C_PENDING "#ff6f6f" /* not done by the end of the trace */
+#define C_PENDING "url(#pending)" /* not done by the end: red stripes */
 #define C_LOADED "#f28e2b"
 #define C_FAILED "#b2182b"
 #define C_OTHER "#c9b4d9" /* already, blacklisted, no device */
@@ -60,10 +60,10 @@ static const struct {
 } known[] = {
 	{ "devnode", "#4e79a7" },
 	{ "disk", "#59a14f" },
-	{ "modload", "#e15759" },
+	{ "modload", "#76b7b2" },
 	{ "rules", "#b07aa1" },
 };
-static const char *const palette[] = { "#76b7b2", "#9c755f", "#ff9da7", "#edc948" };
+static const char *const palette[] = { "#9c755f", "#ff9da7", "#79706e", "#d37295" };
 
 static const char *handler_color(const char *name, unsigned int i)
 {
@@ -378,6 +378,10 @@ static void header(struct svg *s, double width, double height)
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<defs><pattern id=\"pending\" width=\"6\" height=\"6\" "
+		"patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+		"<rect width=\"6\" height=\"6\" fill=\"#fbd4d4\"/>"
+		"<rect width=\"3\" height=\"6\" fill=\"#e15759\"/></pattern></defs>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
 		"<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">initdev: "
 		"where the device phase's time went</text>\n",
