@@ -206,16 +206,15 @@ static void print_devices(const struct report *r, FILE *f)
 {
 	if (r->nslow_dev == 0)
 		return;
-	fprintf(f, "\nslowest devices (time in handlers, by handler; done how long after its "
-		   "first trigger or event):\n");
+	fprintf(f, "\nslowest devices (time in handlers, by handler):\n");
 	for (size_t i = 0; i < r->nslow_dev; i++) {
 		const struct report_device *d = &r->dev[r->slow_dev[i]];
 
 		fprintf(f, "  %10.3f ms  %s (%s): ", ms(d->handling), report_device_label(d),
 			d->subsystem);
 		print_handlers(r, d, f);
-		fprintf(f, "; done %.3f ms after %.3f ms\n      %s\n", ms(d->last - d->first),
-			ms(d->first), d->devpath);
+		fprintf(f, "; from %.3f ms (trigger or event), done %.3f ms later\n      %s\n",
+			ms(d->first), ms(d->last - d->first), d->devpath);
 	}
 }
 
