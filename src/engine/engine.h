@@ -26,11 +26,14 @@
 #define ENGINE_SUBTREES_MAX 64
 /*
  * Backpressure: events taken from the socket and not yet handled (queued or
- * running) never exceed this. The rest wait in the kernel socket, which is
- * what a handoff passes on; so a handoff finishes at most this many events,
- * however many devices there are. 64 keeps two workers per CPU busy on up
- * to 16 CPUs while the queue stays a few hundred KiB.
+ * running) never exceed twice the workers (at least ENGINE_IN_HAND_MIN, at
+ * most ENGINE_IN_HAND_MAX). The rest wait in the kernel socket, which is
+ * what a handoff passes on; so a handoff finishes at most two rounds of
+ * work, however many devices there are (a slow disk's probe takes a while:
+ * 64 of them in hand made a handoff take seconds). Twice the workers keeps
+ * each worker's next event ready.
  */
+#define ENGINE_IN_HAND_MIN 8
 #define ENGINE_IN_HAND_MAX 64
 
 struct engine_config {
@@ -69,6 +72,7 @@ struct engine_stats {
 	struct gate_stats gate;
 	uint64_t handled, rescans;
 	size_t in_hand;           /* events queued or running */
+	size_t in_hand_max;       /* the backpressure bound */
 	size_t present;           /* devices added and not removed */
 	size_t nodes;
 	struct devnode_stats devnode;
@@ -98,6 +102,7 @@ struct engine {
 	void **workers;             /* per queue worker: HANDLERS_MAX states */
 	unsigned int nworkers;
 	bool workers_started;       /* threads run (started on first need) */
+	size_t in_hand_max;         /* the backpressure bound (above) */
 	struct queue queue;
 	bool queue_up;
 	struct settle settle;
@@ -146,7 +151,7 @@ int engine_coldplug(struct engine *e);
 
 /*
  * Poll these: the socket (-1 if none, after engine_stop_reading, or while
- * ENGINE_IN_HAND_MAX events are in hand) and the done list's eventfd.
+ * the backpressure bound's worth of events is in hand) and the done list's eventfd.
  */
 int engine_socket_fd(struct engine *e);
 int engine_done_fd(const struct engine *e);
