@@ -64,7 +64,7 @@ dpkg_root() {
 atf_test_case deb
 deb_head() {
 	atf_set descr "scripts/package: a lintian-clean .deb with make install's files and Depends; installed with dpkg into a throwaway root, dracut --add initdev from it boots; purge leaves nothing"
-	initdev_head
+	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 timeout cpio sha256sum dpkg dpkg-deb dpkg-buildpackage dh lintian"
 	atf_set timeout 900
 }
