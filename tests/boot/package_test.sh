@@ -5,8 +5,9 @@
 # holds what make install installs, with the right Depends; dpkg installs
 # it into a throwaway root (dpkg --root: the host's package database and
 # /usr are never touched, and dpkg's own unpack, file list and purge are
-# what is tested); `dracut --add initdev` built from that root's files
-# boots under QEMU; dpkg --purge leaves nothing behind.
+# what is tested); dracut, with the module set README.md shows and that
+# root's files, builds an image that boots under QEMU; dpkg --purge leaves
+# nothing behind.
 #
 # Inputs: the staged install (INITDEV_STAGE_ENV or the kyua variable
 # stage_env, as initdev_test), for the source tree and the file list to
@@ -14,8 +15,9 @@
 #   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/package_test.sh -s /work/main/tests/boot deb
 
-STOCK_MODULES="base rootfs-block udev-rules"
-DRIVERS="virtio_pci virtio_blk ext4"
+# The image as README.md tells users to build it (every storage driver,
+# through kernel-modules), not the test's usual minimal module set.
+README_MODULES="base rootfs-block kernel-modules initdev"
 ROOT_UUID=0d3b1a2c-5e6f-4a70-8b9c-0d1e2f3a4b5c
 ROOT_LABEL=debroot
 BOOT_TIMEOUT=150
@@ -63,7 +65,7 @@ dpkg_root() {
 
 atf_test_case deb
 deb_head() {
-	atf_set descr "scripts/package: a lintian-clean .deb with make install's files and Depends; installed with dpkg into a throwaway root, dracut --add initdev from it boots; purge leaves nothing"
+	atf_set descr "scripts/package: a lintian-clean .deb with make install's files and Depends; installed with dpkg into a throwaway root, README's dracut -m ... initdev from it boots; purge leaves nothing"
 	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 timeout cpio sha256sum dpkg dpkg-deb dpkg-buildpackage dh lintian"
 	atf_set timeout 900
@@ -100,7 +102,13 @@ deb_body() {
 	harness_setup
 	INITDEV_BIN=$PWD/root/usr/sbin/initdev
 	INITDEV_MODULE=$PWD/root/usr/lib/dracut/modules.d/90initdev
-	INITRD=$(boot_initdev_image "$cache" "$base") || atf_fail "dracut could not build the image from the package's files"
+	itree=$(boot_initdev_tree "$cache" "$base") || atf_fail "cannot make the dracut tree with the package's module"
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	INITRD=$(boot_cached_initramfs "$cache" "$itree" "$KVER" "$README_MODULES" "" \
+		--include "$itree/initdev-test/status-hook.sh" \
+		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh) ||
+		atf_fail "dracut -m \"$README_MODULES\" could not build the image from the package's files"
 	grep -q 'Including module: initdev ' "$INITRD.log" || atf_fail "dracut did not include initdev (see $INITRD.log)"
 	echo "package: image $INITRD ($(stat -c %s "$INITRD") bytes)"
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"

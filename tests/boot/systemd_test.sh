@@ -19,7 +19,8 @@
 #      the new udevd gets no second copy of B or C (PID 1's copy was
 #      retired, not left queueing);
 #   D  raised after the restart: reach the new udevd.
-# The same root without the drop-in loses A (stock socket activation).
+# The same root with initdev removed and the enabling link left dangling:
+# systemd ignores the link, udevd starts as stock and loses A.
 #
 # Inputs as for initdev_test (the staged install: INITDEV_STAGE_ENV or the
 # kyua variable stage_env; BOOT_CACHE). While developing:
@@ -113,7 +114,8 @@ write_report() {
 		cat <<'EOF'
 exec < /dev/console > /dev/console 2>&1
 echo "SYSTEMD-PID1 $(cat /proc/1/comm)"
-echo "SYSTEMD-ACTIVE $(systemctl is-active systemd-udevd-kernel.socket systemd-udevd.service | tr '\n' ' ')"
+# shellcheck disable=SC2046 # one word a unit
+echo SYSTEMD-ACTIVE $(systemctl is-active systemd-udevd-kernel.socket systemd-udevd.service)
 raise S mem/kmsg
 wait_db c1:11 "$last"
 raise C tty/tty7 tty/tty8 tty/tty9
@@ -184,10 +186,11 @@ Environment=SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_TARGET=console
 EOF
 }
 
-# systemd_setup [no-dropin]: the initdev image (as initdev_test's) and a
-# root with the host's systemd, systemctl and udevd, initdev as make install
-# put it, the drop-in enabled as README.md says (unless no-dropin), the
-# test's units and scripts.
+# systemd_setup [removed]: the initdev image (as initdev_test's) and a root
+# with the host's systemd, systemctl and udevd, initdev as make install put
+# it, the drop-in enabled as README.md says, the test's units and scripts;
+# with "removed", initdev and its real-root files are gone again, the
+# enabling link is left dangling.
 systemd_setup() {
 	initdev_setup
 	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed (scripts/deps installs it)"
@@ -210,11 +213,13 @@ systemd_setup() {
 	mkdir -p "staging$INITDEV_PKGDATADIR"
 	cp -R "$INITDEV_REALROOT" "staging$INITDEV_PKGDATADIR/" || atf_fail "cannot copy the real-root files"
 	write_units staging/etc/systemd/system
-	# enabled as README.md says
-	if [ "${1:-}" != no-dropin ]; then
-		mkdir -p staging/etc/systemd/system/systemd-udevd.service.d
-		ln -s "$INITDEV_PKGDATADIR/real-root/systemd-udevd.service.d/initdev-adopt.conf" \
-			staging/etc/systemd/system/systemd-udevd.service.d/
+	# enabled as README.md says; "removed": the link left behind after the
+	# package (or make uninstall) took the file away
+	mkdir -p staging/etc/systemd/system/systemd-udevd.service.d
+	ln -s "$INITDEV_PKGDATADIR/real-root/systemd-udevd.service.d/initdev-adopt.conf" \
+		staging/etc/systemd/system/systemd-udevd.service.d/
+	if [ "${1:-}" = removed ]; then
+		rm -r "staging$INITDEV_PKGDATADIR" "staging$INITDEV_SBINDIR/initdev"
 	fi
 	printf '%s\n' 'SUBSYSTEM=="mem|tty", ENV{INITDEV_TEST_SEQNUM}="$env{SEQNUM}"' \
 		> staging/etc/udev/rules.d/50-initdev-test.rules
@@ -268,6 +273,8 @@ systemd_boot() {
 		-drive file=root.ext4,if=virtio,format=raw
 	tr -d '\r' < boot.log | grep '^SYSTEMD-' | grep -v '^SYSTEMD-DMESG '
 	[ "$(log_lines SYSTEMD-PID1)" = systemd ] || fail_with_log "PID 1 is not systemd: $(log_lines SYSTEMD-PID1)"
+	[ "$(log_lines SYSTEMD-ACTIVE)" = "active active" ] ||
+		fail_with_log "kernel socket, udevd: $(log_lines SYSTEMD-ACTIVE), expected active active"
 	[ "$(log_lines SYSTEMD-HOLDER)" != none ] || fail_with_log "no @initdev-holder when the root started"
 	[ "$(log_lines SYSTEMD-RESTART)" = 0 ] || fail_with_log "systemctl restart systemd-udevd failed"
 	failed=$(log_lines SYSTEMD-FAILED)
@@ -309,30 +316,31 @@ socket_activated_body() {
 	[ -z "$(log_lines SYSTEMD-HOLDER-AFTER)" ] || fail_with_log "the holder is still running after adoption"
 }
 
-atf_test_case without_dropin_loses
-without_dropin_loses_head() {
-	atf_set descr "the same root without the drop-in: stock socket activation, udevd never sees the events raised before PID 1 listened"
+atf_test_case removed_link_harmless
+removed_link_harmless_head() {
+	atf_set descr "initdev removed, the drop-in's link left dangling: systemd ignores it, udevd starts as stock (and loses the events raised before PID 1 listened)"
 	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 timeout cpio sha256sum udevadm systemctl"
 	atf_set timeout 300
 }
-without_dropin_loses_body() {
-	systemd_setup no-dropin
+removed_link_harmless_body() {
+	systemd_setup removed
 	systemd_boot
-	[ -z "$(log_lines SYSTEMD-ADOPT | grep 'adopt:')" ] || fail_with_log "adopt ran without the drop-in"
+	[ -z "$(log_lines SYSTEMD-ADOPT | grep 'adopt:')" ] || fail_with_log "adopt ran though initdev was removed"
 	n=0
 	for s in $(seqnums A); do
 		n=$((n + 1))
-		[ "$(queued "$s")" = 0 ] || fail_with_log "batch A: udevd queued SEQNUM $s without the drop-in"
-		echo "without the drop-in: SEQNUM $s lost, as expected"
+		[ "$(queued "$s")" = 0 ] || fail_with_log "batch A: udevd queued SEQNUM $s without adopt"
+		echo "without adopt: SEQNUM $s lost, as expected"
 	done
 	[ "$n" -eq 5 ] || fail_with_log "batch A: $n events raised, expected 5"
 	# PID 1's own socket had these: stock socket activation keeps them
 	expect_once B 5
+	expect_once C 3
 	[ -n "$(log_lines SYSTEMD-HOLDER-AFTER)" ] || fail_with_log "the holder is gone though nobody adopted"
 }
 
 atf_init_test_cases() {
 	atf_add_test_case socket_activated
-	atf_add_test_case without_dropin_loses
+	atf_add_test_case removed_link_harmless
 }
