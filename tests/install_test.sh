@@ -80,7 +80,7 @@ module_complete_body() {
 	missing=$(missing_used)
 	[ -z "$missing" ] || atf_fail "module-setup.sh installs files make install left out: $missing"
 	# every file of the source module, under its installed name
-	(cd "$INITDEV_SRCDIR/dracut-module/90initdev" && find . -type f | sed 's/\.in$//' | LC_ALL=C sort) > src.list
+	(cd "$INITDEV_SRCDIR/dracut-module/90initdev" && find . -type f | sed 's/\.in$//' | LC_ALL=C sort -u) > src.list
 	(cd "$INITDEV_MODULE" && find . -type f | LC_ALL=C sort) > staged.list
 	diff -u src.list staged.list || atf_fail "source module and installed module differ (above)"
 	[ -x "$INITDEV_MODULE/module-setup.sh" ] || atf_fail "module-setup.sh is not executable"
