@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "engine/cmdline.h"
 
 #define CHECK(cond)              \
 	do {                     \

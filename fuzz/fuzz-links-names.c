@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the /dev/disk link table. The input is NUL-separated:
- * a devname, then up to 8 link names, all hostile. Checked: links_name_valid
+ * a devname, then up to 8 link names, all hostile. Checked: disk_links_name_valid
  * agrees with the rule written out independently here; valid names (with a
  * valid devname) become exactly <dev>/disk/<name> -> ../../<devname>;
  * nothing ever appears outside <dev>/disk/by-*; after removal no link is left.
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "links.h"
+#include "handlers/disk-links.h"
 
 #define CHECK(cond)              \
 	do {                     \
@@ -80,7 +80,7 @@ static bool expect_devname(const char *s)
 }
 
 struct ctx {
-	struct links l;
+	struct disk_links l;
 	struct logger log;
 	int devfd;
 	char root[64];
@@ -121,7 +121,7 @@ static struct ctx *ctx_get(void)
 	log_init(&c.log, LOG_TARGET_STDERR, LOG_ERR);
 	c.log.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	CHECK(c.log.fd >= 0);
-	CHECK(links_init(&c.l, c.devfd, &c.log) == 0);
+	CHECK(disk_links_init(&c.l, c.devfd, &c.log) == 0);
 	ready = true;
 	return &c;
 }
@@ -189,7 +189,7 @@ static void check_link(struct ctx *c, const char *name, const char *devname)
 	buf[n] = '\0';
 	snprintf(want, sizeof(want), "../../%s", devname);
 	CHECK(strcmp(buf, want) == 0);
-	CHECK(links_resolve(&c->l, name, got, sizeof(got)));
+	CHECK(disk_links_resolve(&c->l, name, got, sizeof(got)));
 	CHECK(strcmp(got, devname) == 0);
 }
 
@@ -198,9 +198,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctx *c = ctx_get();
-	struct links_device_info info;
+	struct disk_links_device_info info;
 	char *parts[MAX_NAMES + 1], *buf;
-	struct links_stats st;
+	struct disk_links_stats st;
 	size_t n;
 	bool devname_ok;
 	int r;
@@ -214,15 +214,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(info.devname, sizeof(info.devname), "%s", parts[0]);
 	devname_ok = expect_devname(info.devname); /* as cut to the field */
 	for (size_t i = 1; i < n; i++)
-		CHECK(links_name_valid(parts[i]) == expect_valid(parts[i]));
-	r = links_update(&c->l, "/devices/fuzz", &info, 0, (const char *const *)parts + 1, n - 1);
+		CHECK(disk_links_name_valid(parts[i]) == expect_valid(parts[i]));
+	r = disk_links_update(&c->l, "/devices/fuzz", &info, 0, (const char *const *)parts + 1, n - 1);
 	CHECK(devname_ok ? r == 0 : r == -EINVAL);
 	check_tree(c, false);
 	for (size_t i = 1; i < n && devname_ok; i++)
 		if (expect_valid(parts[i]))
 			check_link(c, parts[i], info.devname);
-	CHECK(links_remove(&c->l, "/devices/fuzz") == 0);
-	links_snapshot(&c->l, &st);
+	CHECK(disk_links_remove(&c->l, "/devices/fuzz") == 0);
+	disk_links_snapshot(&c->l, &st);
 	CHECK(st.links == 0 && st.conflicts == 0);
 	check_tree(c, true);
 	free(buf);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uevent.h"
+#include "gate/uevent.h"
 
 #define CHECK(cond)              \
 	do {                     \

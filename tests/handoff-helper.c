@@ -32,9 +32,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "handoff.h"
-#include "log.h"
-#include "uevent-socket.h"
+#include "handoff/handoff.h"
+#include "util/log.h"
+#include "gate/uevent-socket.h"
 
 static unsigned long sock_ino(int fd)
 {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "path-id.h"
+#include "names/path-id.h"
 
 /* Where NAME.sh/NAME.udev live: SYSFS_FIXTURE_DIR if defined, else
  * <srcdir>/fixtures/sysfs (srcdir: the test program's directory). */

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * initdev daemon / initdev coldplug: bind the socket first, then coldplug,
+ * then serve events and the control socket until told to stop (daemon) or
+ * until settled (coldplug).
+ */
+#include "cli/daemon.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "handoff/handoff.h"
+#include "util/number.h"
+#include "util/sigfd.h"
+
+/* ---- options ---- */
+
+static void usage(FILE *f, bool coldplug)
+{
+	fprintf(f, "usage: initdev %s [--timeout S]%s [--no-coldplug] [--no-devtmpfs]\n"
+		   "         [--subtree /devices/...]... [--workers N] [--rules FILE] [--modules DIR]\n"
+		   "         [--force]\n",
+		coldplug ? "coldplug" : "daemon", coldplug ? "" : " [--foreground]");
+}
+
+static int parse_option(struct daemon *d, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'f': d->foreground = true; return 0;
+	case 'F': d->force = true; return 0;
+	case 'C': d->cfg.coldplug = false; return 0;
+	case 'D': d->cfg.no_devtmpfs = true; return 0;
+	case 's':
+		if (d->cfg.nsubtrees >= ENGINE_SUBTREES_MAX)
+			break;
+		d->cfg.subtrees[d->cfg.nsubtrees++] = arg;
+		return 0;
+	case 'R': d->cfg.rules_path = arg; return 0;
+	case 'M': d->cfg.modules_dir = arg; return 0;
+	case 'U': d->cfg.test_unpaced = true; return 0;
+	case 't':
+		if (number_parse_str(arg, CMDLINE_TIMEOUT_MAX, &v) < 0)
+			break;
+		d->timeout_sec = (int)v;
+		return 0;
+	case 'w':
+		if (number_parse_str(arg, CMDLINE_WORKERS_MAX, &v) < 0 || v == 0)
+			break;
+		d->cfg.workers = (unsigned int)v;
+		return 0;
+	case 'b':
+		if (number_parse_str(arg, INT_MAX, &v) < 0)
+			break;
+		d->cfg.rcvbuf = (int)v;
+		return 0;
+	default:
+		return -1;
+	}
+	fprintf(stderr, "initdev: bad value '%s' for an option\n", arg);
+	return -1;
+}
+
+int daemon_parse_args(struct daemon *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "no-coldplug", no_argument, NULL, 'C' },
+		{ "no-devtmpfs", no_argument, NULL, 'D' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "subtree", required_argument, NULL, 's' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ "rcvbuf", required_argument, NULL, 'b' },       /* test seam */
+		{ "test-unpaced", no_argument, NULL, 'U' },       /* test seam */
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout, d->until_settled);
+			return 0;
+		}
+		if ((c == 'f' && d->until_settled) || parse_option(d, c, optarg) < 0) {
+			usage(stderr, d->until_settled);
+			return -1;
+		}
+	}
+	if (d->until_found && optind == argc - 1) {
+		d->until_found = argv[optind]; /* the SPEC, turned into a name later */
+		return 1;
+	}
+	if (optind < argc) {
+		usage(stderr, d->until_settled);
+		return -1;
+	}
+	return 1;
+}
+
+void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
+{
+	memset(d, 0, sizeof(*d));
+	d->cli = cli;
+	d->until_settled = until_settled;
+	d->timeout_sec = -1;
+	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		d->clients[i].fd = -1;
+	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
+	cmdline_init(&d->cmdline);
+}
+
+void daemon_print_not_found(const struct daemon *d)
+{
+	if (d->timeout_sec == 0)
+		fprintf(stderr, "initdev: %s is not there; block devices seen:\n", d->wait_spec);
+	else
+		fprintf(stderr, "initdev: %s did not appear within %d s; block devices seen:\n",
+			d->wait_spec, d->timeout_sec);
+}
+
+/* ---- start and stop ---- */
+
+static void apply_cmdline(struct daemon *d)
+{
+	int r = cmdline_load(&d->cmdline, d->cli->cmdline, &d->cli->log);
+
+	if (r < 0)
+		log_msg(&d->cli->log, LOG_WARNING, "%s: %s; using defaults", d->cli->cmdline,
+			errno_text(r));
+	if (d->cmdline.debug && d->cli->log_level < 0)
+		d->cli->log.max_level = LOG_DEBUG;
+	if (d->timeout_sec < 0)
+		d->timeout_sec = d->cmdline.timeout_sec >= 0 ? d->cmdline.timeout_sec :
+				 d->until_settled ? DEFAULT_COLDPLUG_TIMEOUT : -1;
+}
+
+static int setup(struct daemon *d)
+{
+	int r;
+
+	d->sig_fd = sigfd_open(true);
+	d->listen_fd = control_listen(d->cli->run);
+	if (d->listen_fd < 0)
+		return log_errno(&d->cli->log, LOG_ERR, d->listen_fd,
+				 "%s: cannot create the control socket", d->cli->run);
+	r = write_pid_file(d->cli->run);
+	if (r < 0)
+		log_errno(&d->cli->log, LOG_WARNING, r, "%s/pid", d->cli->run);
+	r = engine_start(&d->engine);
+	if (r < 0)
+		return r;
+	if (d->timeout_sec >= 0)
+		d->deadline = now_monotonic_usec() + (uint64_t)d->timeout_sec * 1000000u;
+	return 0;
+}
+
+static void teardown(struct daemon *d)
+{
+	server_close(d);
+	if (d->listen_fd >= 0) {
+		close(d->listen_fd);
+		remove_state(d->cli->run);
+	}
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
+	engine_close(&d->engine);
+	cmdline_free(&d->cmdline);
+}
+
+/* The events in hand are done: state to RUN, answer, exec the holder. */
+static int become_holder(struct daemon *d)
+{
+	struct cli *cli = d->cli;
+	int client = d->handoff_fd, r;
+	int timeout = d->cmdline.handoff_timeout_sec; /* -1: the holder's default */
+	int nl = engine_take_socket(&d->engine);
+
+	write_state(d);
+	teardown(d);
+	(void)control_send(client, "OK handing off");
+	close(client);
+	r = handoff_exec_holder("/proc/self/exe", nl, cli->run, timeout, &cli->log);
+	log_msg(&cli->log, LOG_ERR, "handoff: cannot start the holder: %s; the events "
+		"queued in the uevent socket are lost", errno_text(r));
+	close(nl);
+	return EXIT_FAIL;
+}
+
+/* udevd's control socket: it answers while a device manager runs here. */
+#define UDEV_CONTROL "/run/udev/control"
+
+static bool udevd_running(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool up;
+
+	if (fd < 0)
+		return false;
+	memcpy(sa.sun_path, UDEV_CONTROL, sizeof(UDEV_CONTROL));
+	up = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return up;
+}
+
+/*
+ * A full coldplug beside a running udevd re-triggers every device of a
+ * live system (network interfaces included) and races udevd for /dev:
+ * that is a mistake, not a use. --subtree, --no-coldplug or --force.
+ */
+static bool coldplug_refused(struct daemon *d)
+{
+	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force || !udevd_running())
+		return false;
+	log_msg(&d->cli->log, LOG_ERR, "another device manager serves %s (systemd-udevd?): "
+		"a full coldplug would re-trigger every device of this running system; "
+		"initdev belongs in the initramfs. Limit it with --subtree, or use "
+		"--no-coldplug or --force", UDEV_CONTROL);
+	return true;
+}
+
+/* Refusals before anything is bound. EXIT_OK to go on. */
+static int preflight(struct daemon *d)
+{
+	if (coldplug_refused(d))
+		return EXIT_FAIL;
+	if (already_running(d->cli->run)) {
+		log_msg(&d->cli->log, LOG_ERR, "a daemon already serves %s/control", d->cli->run);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int daemon_run(struct daemon *d)
+{
+	struct cli *cli = d->cli;
+	int r;
+
+	/* until start-up is over, errors also reach the command that started us */
+	cli->log.echo_fd = STDERR_FILENO;
+	if (preflight(d) != EXIT_OK) {
+		cmdline_free(&d->cmdline);
+		return EXIT_FAIL;
+	}
+	/* the socket first: from here on no kernel event is missed */
+	r = engine_open(&d->engine, &d->cfg, &d->cmdline, &cli->log);
+	if (r == 0) {
+		apply_cmdline(d);
+		if (!d->foreground && !d->until_settled)
+			r = daemonize(d);
+	}
+	if (r == 0)
+		r = setup(d);
+	if (r == 0) {
+		signal_ready(d);
+		daemon_loop(d);
+	}
+	if (r == 0 && d->handoff)
+		return become_holder(d);
+	teardown(d);
+	return r < 0 ? EXIT_FAIL : d->exit_code;
+}
+
+static int run(struct cli *cli, int argc, char **argv, bool until_settled)
+{
+	struct daemon *d = malloc(sizeof(*d));
+	int r;
+
+	if (!d)
+		return EXIT_FAIL;
+	daemon_init(d, cli, until_settled);
+	r = daemon_parse_args(d, argc, argv);
+	if (r <= 0) {
+		cmdline_free(&d->cmdline);
+		free(d);
+		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	r = daemon_run(d);
+	free(d);
+	return r;
+}
+
+int cmd_daemon(struct cli *cli, int argc, char **argv)
+{
+	return run(cli, argc, argv, false);
+}
+
+int cmd_coldplug(struct cli *cli, int argc, char **argv)
+{
+	return run(cli, argc, argv, true);
+}

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "handlers/devtmpfs.h"
+
+static const char *const phase_names[PHASE_COUNT] = {
+	[PHASE_STARTUP] = "startup",
+	[PHASE_PRELOAD] = "preload",
+	[PHASE_COLDPLUG] = "coldplug",
+	[PHASE_SETTLING] = "settling",
+	[PHASE_SETTLED] = "settled",
+};
+
+const char *engine_phase_name(enum engine_phase p)
+{
+	return (unsigned int)p < PHASE_COUNT ? phase_names[p] : "unknown";
+}
+
+static void enter_phase(struct engine *e, enum engine_phase p)
+{
+	uint64_t now = now_monotonic_usec();
+
+	if (p == e->phase)
+		return;
+	e->phase_usec[e->phase] += now - e->phase_since;
+	e->phase_since = now;
+	e->phase = p;
+	log_msg(e->log, LOG_DEBUG, "phase %s", engine_phase_name(p));
+}
+
+/* ---- lifetime ---- */
+
+void engine_init(struct engine *e, const struct engine_config *cfg,
+		 const struct cmdline *cmdline, const struct logger *log)
+{
+	memset(e, 0, sizeof(*e));
+	e->cfg = *cfg;
+	e->log = log;
+	e->cmdline = cmdline;
+	e->gate.fd = -1;
+	e->start_usec = e->phase_since = now_monotonic_usec();
+	settle_init(&e->settle);
+	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
+}
+
+int engine_open(struct engine *e, const struct engine_config *cfg,
+		const struct cmdline *cmdline, const struct logger *log)
+{
+	struct uevent_socket_options so = { .rcvbuf = cfg->rcvbuf };
+	int r;
+
+	engine_init(e, cfg, cmdline, log);
+	r = gate_open(&e->gate, log, &so);
+	if (r < 0)
+		log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
+	return r;
+}
+
+static unsigned int worker_count(const struct engine *e)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (e->cfg.workers)
+		return e->cfg.workers;
+	if (e->cmdline->workers > 0)
+		return (unsigned int)e->cmdline->workers;
+	if (cpus < 1)
+		cpus = 1;
+	return cpus * 2 > CMDLINE_WORKERS_MAX ? CMDLINE_WORKERS_MAX : (unsigned int)cpus * 2;
+}
+
+static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev);
+
+/*
+ * Threads start with the first event that needs one (a module to load):
+ * a coldplug that only makes nodes never pays for them. Each worker has
+ * its own state for every handler that keeps some (a libkmod context).
+ */
+static int start_workers(struct engine *e)
+{
+	unsigned int n = worker_count(e);
+	void **data = calloc(n, sizeof(*data));
+	int r;
+
+	e->workers = calloc((size_t)n * HANDLERS_MAX, sizeof(*e->workers));
+	e->workers_started = true;
+	if (!data || !e->workers) {
+		free(data);
+		free(e->workers);
+		e->workers = NULL;
+		return log_errno(e->log, LOG_ERR, -ENOMEM, "up to %u workers", n);
+	}
+	e->nworkers = n;
+	for (unsigned int i = 0; i < n; i++) {
+		data[i] = e->workers + (size_t)i * HANDLERS_MAX;
+		handler_set_workers_new(&e->handlers, data[i]);
+	}
+	r = queue_start(&e->queue, n, data);
+	free(data);
+	if (r < 0)
+		return log_errno(e->log, LOG_ERR, r, "up to %u workers", n);
+	log_msg(e->log, LOG_DEBUG, "up to %u workers", n);
+	return 0;
+}
+
+static void free_workers(struct engine *e)
+{
+	for (unsigned int i = 0; i < e->nworkers; i++)
+		handler_set_workers_free(&e->handlers, e->workers + (size_t)i * HANDLERS_MAX);
+	free(e->workers);
+	e->workers = NULL;
+	e->nworkers = 0;
+}
+
+/* rd.driver.pre: loaded before coldplug, in order. */
+static void preload(struct engine *e)
+{
+	if (e->cmdline->npre == 0)
+		return;
+	enter_phase(e, PHASE_PRELOAD);
+	modload_preload(&e->handlers.modload, e->cmdline->pre, e->cmdline->npre);
+}
+
+static int begin_coldplug(struct engine *e)
+{
+	int r = coldplug_run_begin(&e->coldplug, e->cfg.subtrees, e->cfg.nsubtrees);
+
+	if (r < 0)
+		return r;
+	e->settled = false;
+	enter_phase(e, PHASE_COLDPLUG);
+	return 0;
+}
+
+int engine_coldplug(struct engine *e)
+{
+	return begin_coldplug(e);
+}
+
+static int start_handlers(struct engine *e)
+{
+	struct handler_set_config hc = {
+		.sysfs = e->cfg.sysfs,
+		.dev = e->cfg.dev,
+		.perms_path = e->cfg.rules_path,
+		.modules_dir = e->cfg.modules_dir,
+		.modprobe_d = e->cfg.modprobe_d,
+		.blacklist = e->cmdline->blacklist,
+		.nblacklist = e->cmdline->nblacklist,
+	};
+
+	e->devtmpfs = devtmpfs_choose(e->cfg.dev, e->cfg.no_devtmpfs, e->log);
+	hc.mknod = !e->devtmpfs;
+	e->handlers_up = true; /* fini undoes a partial set */
+	return handler_set_init(&e->handlers, &hc, e->log);
+}
+
+/*
+ * A root initdev works below: a directory it can search, and write where it
+ * writes (triggers into sysfs, nodes and links into /dev). 0 or -errno,
+ * logged with the path and the reason, before anything is done.
+ */
+static int check_root(const struct logger *log, const char *what, const char *path, bool write)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return log_errno(log, LOG_ERR, errno, "%s %s", what, path);
+	if (!S_ISDIR(st.st_mode))
+		return log_errno(log, LOG_ERR, ENOTDIR, "%s %s", what, path);
+	if (access(path, R_OK | X_OK | (write ? W_OK : 0)) < 0)
+		return log_errno(log, LOG_ERR, errno, "%s %s", what, path);
+	return 0;
+}
+
+int engine_start(struct engine *e)
+{
+	int r = check_root(e->log, "sysfs root", e->cfg.sysfs, e->cfg.coldplug);
+
+	if (r == 0)
+		r = check_root(e->log, "/dev root", e->cfg.dev, true);
+	if (r == 0)
+		r = start_handlers(e);
+	if (r < 0)
+		return r;
+	r = queue_init(&e->queue, handle_event, e);
+	if (r < 0)
+		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
+	e->queue_up = true;
+	preload(e);
+	if (e->cfg.coldplug)
+		return begin_coldplug(e);
+	enter_phase(e, PHASE_SETTLING);
+	return 0;
+}
+
+void engine_close(struct engine *e)
+{
+	if (e->queue_up)
+		queue_stop(&e->queue);
+	e->queue_up = false;
+	free_workers(e);
+	if (e->handlers_up)
+		handler_set_fini(&e->handlers);
+	e->handlers_up = false;
+	coldplug_run_fini(&e->coldplug);
+	settle_fini(&e->settle);
+	map_clear(&e->devices, NULL);
+	gate_close(&e->gate);
+}
+
+/* ---- events ---- */
+
+/* On a worker (w) or on the main thread (w NULL). */
+static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev)
+{
+	struct engine *e = ctx;
+
+	handler_set_run(&e->handlers, w ? w->data : NULL, ev);
+}
+
+static void track_device(struct engine *e, const struct uevent *ev)
+{
+	if (ev->action == UEVENT_REMOVE) {
+		map_remove(&e->devices, ev->devpath, NULL);
+		return;
+	}
+	if (ev->action == UEVENT_MOVE && ev->devpath_old)
+		map_remove(&e->devices, ev->devpath_old, NULL);
+	if (map_add(&e->devices, ev->devpath, NULL) < 0)
+		log_msg(e->log, LOG_ERR, "out of memory tracking %s", ev->devpath);
+}
+
+static void event_done(struct engine *e, const char *synth_uuid)
+{
+	if (synth_uuid && synth_uuid[0] && strcmp(synth_uuid, "0") != 0)
+		(void)settle_replied(&e->settle, synth_uuid);
+	e->events_handled++;
+}
+
+void engine_feed(struct engine *e, const struct uevent *ev)
+{
+	bool blocks = handler_set_may_block(&e->handlers, ev);
+
+	track_device(e, ev);
+	e->settled = false;
+	if (blocks && !e->workers_started)
+		(void)start_workers(e);
+	/*
+	 * The queue with immediate dispatch: an event that only touches /dev
+	 * and has no related event ahead of it is handled right here, in
+	 * SEQNUM order, without a round trip through a worker thread.
+	 * (Without any thread, modules cannot be loaded: logged at start.)
+	 */
+	if ((!blocks && !queue_has_related(&e->queue, ev)) || e->queue.nworkers == 0) {
+		handle_event(e, NULL, ev);
+		event_done(e, ev->synth_uuid);
+		return;
+	}
+	if (queue_push(&e->queue, ev) < 0)
+		log_msg(e->log, LOG_ERR, "out of memory queueing event %llu; dropped",
+			(unsigned long long)ev->seqnum);
+}
+
+static void on_gate_event(void *userdata, const struct uevent *ev)
+{
+	engine_feed(userdata, ev);
+}
+
+static bool forget_gone(void *userdata, const char *devpath, void *value)
+{
+	struct engine *e = userdata;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", e->cfg.sysfs, devpath) < sizeof(path) &&
+	    lstat(path, &st) < 0 && errno == ENOENT)
+		map_remove(&e->devices, devpath, NULL); /* safe: tombstones keep iteration */
+	return true;
+}
+
+void engine_events_lost(struct engine *e)
+{
+	int pruned;
+
+	e->rescans++;
+	settle_forget_all(&e->settle);
+	pruned = devnode_prune(&e->handlers.devnode, e->cfg.sysfs);
+	map_foreach(&e->devices, forget_gone, e);
+	coldplug_run_slow_down(&e->coldplug);
+	log_msg(e->log, LOG_WARNING, "events were lost: removed %d stale nodes, "
+		"re-triggering every device (batch %u)", pruned > 0 ? pruned : 0,
+		e->coldplug.batch);
+	(void)begin_coldplug(e);
+}
+
+void engine_on_socket(struct engine *e)
+{
+	int r;
+
+	if (e->gate.fd < 0)
+		return;
+	r = gate_read(&e->gate, on_gate_event, e, 64);
+	if (r == GATE_EVENTS_LOST)
+		engine_events_lost(e);
+	else if (r < 0)
+		log_errno(e->log, LOG_ERR, r, "uevent socket");
+}
+
+void engine_on_done(struct engine *e)
+{
+	struct queued_event *ev = queue_take_done(&e->queue);
+
+	while (ev) {
+		struct queued_event *next = ev->next;
+
+		event_done(e, ev->ev.synth_uuid);
+		free(ev);
+		ev = next;
+	}
+}
+
+/* ---- settling ---- */
+
+static bool busy(struct engine *e)
+{
+	return e->coldplug.active || settle_pending(&e->settle) > 0 ||
+	       queue_pending(&e->queue) > 0;
+}
+
+static void log_settled(struct engine *e, uint64_t seqnum)
+{
+	/* the one line a normal boot logs: what was done, and how fast */
+	log_msg(e->log, e->gate.stats.accepted ? LOG_NOTICE : LOG_DEBUG, "settled at kernel SEQNUM %llu after %.3f s: "
+		"%zu devices, %llu events, %llu rejected",
+		(unsigned long long)seqnum,
+		(double)(now_monotonic_usec() - e->start_usec) / 1e6, e->devices.n,
+		(unsigned long long)e->gate.stats.accepted,
+		(unsigned long long)gate_rejected_total(&e->gate.stats));
+}
+
+/*
+ * Nothing pending: read the kernel's counter, then drain the socket. If the
+ * drain brought nothing, every event up to that SEQNUM that can reach us has
+ * been handled.
+ */
+static void check_settled(struct engine *e)
+{
+	uint64_t seqnum = 0, before = e->events_handled;
+
+	if (e->settled || e->phase < PHASE_SETTLING || busy(e))
+		return;
+	if (settle_read_kernel_seqnum(e->cfg.sysfs, &seqnum) < 0)
+		seqnum = 0;
+	engine_on_socket(e);
+	if (e->events_handled != before || busy(e))
+		return;
+	e->settled = true;
+	enter_phase(e, PHASE_SETTLED);
+	log_settled(e, seqnum);
+}
+
+void engine_step(struct engine *e)
+{
+	if (coldplug_run_step(&e->coldplug, &e->settle))
+		enter_phase(e, PHASE_SETTLING);
+	if (!e->coldplug.active && !e->settled && e->phase == PHASE_SETTLED)
+		enter_phase(e, PHASE_SETTLING);
+	check_settled(e);
+}
+
+bool engine_has_work(const struct engine *e)
+{
+	return coldplug_run_ready(&e->coldplug, &e->settle);
+}
+
+/* ---- what the daemon asks ---- */
+
+int engine_socket_fd(const struct engine *e)
+{
+	return e->gate.fd;
+}
+
+int engine_done_fd(const struct engine *e)
+{
+	return e->queue_up ? e->queue.done_fd : -1;
+}
+
+bool engine_settled(const struct engine *e)
+{
+	return e->settled;
+}
+
+size_t engine_in_hand(struct engine *e)
+{
+	return e->queue_up ? queue_pending(&e->queue) : 0;
+}
+
+int engine_take_socket(struct engine *e)
+{
+	int fd = e->gate.fd;
+
+	e->gate.fd = -1; /* engine_close must not close it */
+	return fd;
+}
+
+void engine_stats(struct engine *e, struct engine_stats *s)
+{
+	uint64_t now = now_monotonic_usec();
+	struct handler_set *hs = &e->handlers;
+
+	memset(s, 0, sizeof(*s));
+	s->phase = e->phase;
+	s->settled = e->settled;
+	s->devtmpfs = e->devtmpfs;
+	s->uptime_usec = now - e->start_usec;
+	memcpy(s->phase_usec, e->phase_usec, sizeof(s->phase_usec));
+	s->phase_usec[e->phase] += now - e->phase_since;
+	s->gate = e->gate.stats;
+	s->handled = e->events_handled;
+	s->rescans = e->rescans;
+	s->in_hand = engine_in_hand(e);
+	s->present = e->devices.n;
+	s->triggers = e->coldplug.triggers;
+	s->trigger_errors = e->coldplug.errors;
+	s->awaiting_reply = settle_pending(&e->settle);
+	if (!hs->ready) /* not started: the handlers have nothing to say */
+		return;
+	s->nodes = devnode_count(&hs->devnode);
+	devnode_snapshot(&hs->devnode, &s->devnode);
+	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
+}
+
+struct emit_ctx {
+	void (*emit)(void *u, const char *line);
+	void *u;
+};
+
+static void emit_pending_device(void *userdata, const char *devpath)
+{
+	struct emit_ctx *c = userdata;
+	char line[PATH_MAX + 64];
+
+	snprintf(line, sizeof(line), "no reply to trigger: %s", devpath);
+	c->emit(c->u, line);
+}
+
+void engine_describe_pending(struct engine *e, void (*emit)(void *u, const char *line), void *u)
+{
+	struct emit_ctx c = { emit, u };
+	struct engine_stats s;
+	char line[256];
+	size_t n;
+
+	engine_stats(e, &s);
+	if (e->coldplug.active) {
+		snprintf(line, sizeof(line), "triggers not yet written: %zu",
+			 coldplug_run_left(&e->coldplug));
+		emit(u, line);
+	}
+	n = settle_list_pending(&e->settle, 50, emit_pending_device, &c);
+	if (n > 50) {
+		snprintf(line, sizeof(line), "... and %zu more without reply", n - 50);
+		emit(u, line);
+	}
+	if (s.modules_loading) {
+		snprintf(line, sizeof(line), "modules loading: %u", s.modules_loading);
+		emit(u, line);
+	}
+	if (s.in_hand) {
+		snprintf(line, sizeof(line), "events queued or running: %zu", s.in_hand);
+		emit(u, line);
+	}
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The populator engine: one context for everything the daemon does.
+ * Data flows one way: gate (socket, verify, parse) -> queue -> the handler
+ * set, on the main thread or on worker threads -> done list -> settle
+ * bookkeeping. Coldplug writes triggers in paced batches from the main loop.
+ *
+ * The engine can run without a socket (engine_init, then engine_feed): that
+ * is how its unit test drives it. The daemon binds the socket first of all
+ * (engine_open), so that no kernel event is missed.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/cmdline.h"
+#include "engine/coldplug.h"
+#include "engine/queue.h"
+#include "engine/settle.h"
+#include "gate/gate.h"
+#include "handlers/set.h"
+#include "util/log.h"
+#include "util/map.h"
+
+#define ENGINE_SUBTREES_MAX 64
+
+struct engine_config {
+	const char *sysfs;        /* default /sys */
+	const char *dev;          /* default /dev */
+	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
+	const char *modules_dir;  /* NULL: running kernel's */
+	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
+	/* coldplug only below these (each "/devices/..."); none: all of /devices */
+	const char *subtrees[ENGINE_SUBTREES_MAX];
+	unsigned int nsubtrees;
+	bool coldplug;            /* false: --no-coldplug */
+	bool no_devtmpfs;         /* create nodes with mknod */
+	bool test_unpaced;        /* test seam: write all triggers before reading */
+	unsigned int workers;     /* 0: rd.initdev.workers or 2 x CPUs */
+	int rcvbuf;               /* 0: default (test seam for overflow) */
+};
+
+enum engine_phase {
+	PHASE_STARTUP,   /* socket bound, handlers being set up */
+	PHASE_PRELOAD,   /* rd.driver.pre modules */
+	PHASE_COLDPLUG,  /* writing triggers */
+	PHASE_SETTLING,  /* waiting for replies, handlers, module loads */
+	PHASE_SETTLED,
+	PHASE_COUNT,
+};
+
+/* Everything `initdev status` reports, taken at one moment. */
+struct engine_stats {
+	enum engine_phase phase;
+	bool settled;
+	bool devtmpfs;
+	uint64_t uptime_usec;
+	uint64_t phase_usec[PHASE_COUNT];
+	struct gate_stats gate;
+	uint64_t handled, rescans;
+	size_t in_hand;           /* events queued or running */
+	size_t present;           /* devices added and not removed */
+	size_t nodes;
+	struct devnode_stats devnode;
+	uint64_t triggers, trigger_errors;
+	size_t awaiting_reply;
+	struct modload_stats modules;
+	unsigned int modules_loading;
+};
+
+struct engine {
+	struct engine_config cfg;
+	const struct logger *log;
+	const struct cmdline *cmdline;
+	struct gate gate;           /* fd -1: no socket (engine_init, or taken) */
+	bool devtmpfs;              /* the kernel manages nodes */
+	struct handler_set handlers;
+	bool handlers_up;           /* handler_set_init done */
+	void **workers;             /* per queue worker: HANDLERS_MAX states */
+	unsigned int nworkers;
+	bool workers_started;       /* threads run (started on first need) */
+	struct queue queue;
+	bool queue_up;
+	struct settle settle;
+	struct coldplug_run coldplug;
+	struct map devices;         /* devpaths added and not removed */
+	uint64_t rescans, events_handled;
+	bool settled;
+	enum engine_phase phase;
+	uint64_t phase_since;
+	uint64_t phase_usec[PHASE_COUNT];
+	uint64_t start_usec;
+};
+
+/* An engine without a socket. cmdline must outlive it. */
+void engine_init(struct engine *e, const struct engine_config *cfg,
+		 const struct cmdline *cmdline, const struct logger *log);
+
+/*
+ * engine_init, then bind the uevent socket: the very first thing a daemon
+ * does, so no event is missed. Returns 0 or -errno (logged).
+ */
+int engine_open(struct engine *e, const struct engine_config *cfg,
+		const struct cmdline *cmdline, const struct logger *log);
+
+/* /dev mode, handlers, rd.driver.pre, then coldplug begins. 0 or -errno. */
+int engine_start(struct engine *e);
+
+void engine_close(struct engine *e);
+
+/* An accepted event, from the gate or from a test. */
+void engine_feed(struct engine *e, const struct uevent *ev);
+
+/* The event source lost events (socket overflow): rescan and re-trigger. */
+void engine_events_lost(struct engine *e);
+
+/* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
+int engine_coldplug(struct engine *e);
+
+/* Poll these: the socket (-1 if none) and the done list's eventfd. */
+int engine_socket_fd(const struct engine *e);
+int engine_done_fd(const struct engine *e);
+
+/* The socket is readable: take in what the kernel sent. */
+void engine_on_socket(struct engine *e);
+/* The done fd is readable: account for finished events. */
+void engine_on_done(struct engine *e);
+/* Work the main loop does every turn: pace coldplug, check settle. */
+void engine_step(struct engine *e);
+/* True if the engine has more triggers to write right now (poll without sleeping). */
+bool engine_has_work(const struct engine *e);
+
+bool engine_settled(const struct engine *e);
+/* Events taken in and not yet handled (queued or running). */
+size_t engine_in_hand(struct engine *e);
+
+/* For the handoff: the socket leaves the engine, unread, still bound. Its fd. */
+int engine_take_socket(struct engine *e);
+
+void engine_stats(struct engine *e, struct engine_stats *s);
+const char *engine_phase_name(enum engine_phase p);
+
+/* Print pending work (triggers without reply, queued events, module loads). */
+void engine_describe_pending(struct engine *e, void (*emit)(void *u, const char *line), void *u);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event queue and its worker threads. Events enter in SEQNUM order (the
+ * kernel's order). A worker takes the oldest event that no older queued or
+ * running event is related to (same devpath, or parent/child), so one
+ * device's events and a parent's and child's run in SEQNUM order while
+ * unrelated devices run in parallel. Finished events go to a done list that
+ * the main loop drains when done_fd (an eventfd) becomes readable.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gate/uevent.h"
+
+struct queue_worker;
+
+/* Runs on a worker thread; ev is the queued event, parsed once at the gate. */
+typedef void (*queue_handler_fn)(void *ctx, struct queue_worker *w,
+				 const struct uevent *ev);
+
+struct queued_event {
+	struct queued_event *next;
+	bool running;
+	struct uevent ev;      /* a copy owning its bytes (uevent_copy) */
+};
+
+struct queue_worker {
+	struct queue *q;
+	pthread_t thread;
+	unsigned int index;
+	void *data;            /* per-worker handler state (e.g. kmod context) */
+};
+
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct queued_event *head, *tail; /* waiting and running, oldest first */
+	struct queued_event *done_head, *done_tail;
+	size_t queued;         /* waiting + running */
+	size_t running;
+	bool stopping;
+	int done_fd;
+	queue_handler_fn handle;
+	void *ctx;
+	struct queue_worker *workers;
+	unsigned int nworkers;    /* started (main thread writes, under no lock) */
+	unsigned int maxworkers;  /* allowed: started as work waits for them */
+};
+
+/* An empty queue without workers (done_fd ready for polling). 0 or -errno. */
+int queue_init(struct queue *q, queue_handler_fn handle, void *ctx);
+/*
+ * Allow n workers, worker_data[i] (may be NULL) becoming workers[i].data.
+ * One starts now; queue_push starts another whenever more events wait than
+ * workers are idle. Returns 0 or -errno (not even one could start).
+ */
+int queue_start(struct queue *q, unsigned int n, void *const *worker_data);
+/* Stop after the running events finish; waiting events are dropped. */
+void queue_stop(struct queue *q);
+
+/* Copy an accepted event in. Returns 0 or -ENOMEM. */
+int queue_push(struct queue *q, const struct uevent *ev);
+
+/*
+ * True if an event related to ev (same device, ancestor, descendant) is
+ * queued or running: ev must then wait its turn in the queue.
+ */
+bool queue_has_related(struct queue *q, const struct uevent *ev);
+
+/* Take the finished events (oldest first); caller frees each with free(). */
+struct queued_event *queue_take_done(struct queue *q);
+
+/* Waiting + running, under the lock. */
+size_t queue_pending(struct queue *q);
+
+/* True if a and b are the same device or one is an ancestor of the other. */
+bool queue_devpaths_related(const char *a, const char *b);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+#include "engine/status.h"
+
+#include "util/strbuf.h"
+
+struct out {
+	struct strbuf b;
+	bool json;
+	bool in_group; /* text: keys of a group are indented */
+	int items;     /* in the current JSON object, for commas */
+};
+
+static void num(struct out *o, const char *key, unsigned long long v)
+{
+	if (o->json)
+		strbuf_printf(&o->b, "%s\"%s\":%llu", o->items++ ? "," : "", key, v);
+	else
+		strbuf_printf(&o->b, "%s%s: %llu\n", o->in_group ? "  " : "", key, v);
+}
+
+static void str(struct out *o, const char *key, const char *v)
+{
+	if (o->json)
+		strbuf_printf(&o->b, "%s\"%s\":\"%s\"", o->items++ ? "," : "", key, v);
+	else
+		strbuf_printf(&o->b, "%s: %s\n", key, v);
+}
+
+static void open_group(struct out *o, const char *name)
+{
+	if (o->json)
+		strbuf_printf(&o->b, "%s\"%s\":{", o->items++ ? "," : "", name);
+	else
+		strbuf_printf(&o->b, "%s:\n", name);
+	o->items = 0;
+	o->in_group = true;
+}
+
+static void close_group(struct out *o)
+{
+	if (o->json)
+		strbuf_printf(&o->b, "}");
+	o->items = 1;
+	o->in_group = false;
+}
+
+static void events(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "events");
+	num(o, "accepted", s->gate.accepted);
+	num(o, "handled", s->handled);
+	num(o, "rejected", gate_rejected_total(&s->gate));
+	for (int v = GATE_ACCEPT + 1; v < GATE_VERDICT_COUNT; v++)
+		num(o, gate_verdict_name(v), s->gate.rejected[v]);
+	num(o, "overflows", s->gate.overflows);
+	num(o, "rescans", s->rescans);
+	num(o, "queued", s->in_hand);
+	close_group(o);
+}
+
+static void devices(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "devices");
+	num(o, "present", s->present);
+	num(o, "nodes", s->nodes);
+	num(o, "nodes_created", s->devnode.nodes_created);
+	num(o, "nodes_removed", s->devnode.nodes_removed);
+	num(o, "links", s->devnode.links);
+	num(o, "errors", s->devnode.errors);
+	num(o, "triggers", s->triggers);
+	num(o, "trigger_errors", s->trigger_errors);
+	num(o, "awaiting_reply", s->awaiting_reply);
+	close_group(o);
+}
+
+static void modules(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "modules");
+	num(o, "loaded", s->modules.loaded);
+	num(o, "failed", s->modules.failed);
+	num(o, "blacklisted", s->modules.blacklisted);
+	num(o, "already", s->modules.already);
+	num(o, "aliases", s->modules.aliases);
+	num(o, "unresolved", s->modules.unresolved);
+	num(o, "loading", s->modules_loading);
+	close_group(o);
+}
+
+static void phases(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "phase_ms");
+	for (int p = 0; p < PHASE_COUNT; p++)
+		num(o, engine_phase_name(p), s->phase_usec[p] / 1000);
+	close_group(o);
+}
+
+size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t size)
+{
+	struct out o = { .json = json };
+
+	strbuf_init(&o.b, buf, size);
+	if (json)
+		strbuf_printf(&o.b, "{");
+	str(&o, "phase", engine_phase_name(s->phase));
+	str(&o, "settled", s->settled ? "yes" : "no");
+	str(&o, "dev_mode", s->devtmpfs ? "devtmpfs" : "mknod");
+	num(&o, "uptime_ms", s->uptime_usec / 1000);
+	events(&o, s);
+	devices(&o, s);
+	modules(&o, s);
+	phases(&o, s);
+	if (json)
+		strbuf_printf(&o.b, "}\n");
+	return o.b.needed;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What udev 252's blkid builtin does, with the same libblkid calls and
+ * flags, so ID_FS_* and the /dev/disk names come out byte for byte equal:
+ * superblocks with LABEL|UUID|TYPE|SECTYPE|USAGE|VERSION (no BADCSUM: a
+ * superblock with a bad checksum is not reported), partitions with
+ * BLKID_PARTS_ENTRY_DETAILS, a safe probe (an ambivalent result reports no
+ * filesystem), raw values through blkid_safe_string and *_ENC values
+ * through blkid_encode_string.
+ */
+#include "handlers/blkid-probe.h"
+
+#include <blkid/blkid.h>
+#include <errno.h>
+#include <linux/fs.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "util/number.h"
+
+/*
+ * libblkid 2.38's encoder writes one byte past the size it is given when a
+ * "\xNN" lands at the end (seen under ASan), and older safe-string copies
+ * wrote their NUL past it. Feed both input cut to PROBE_VALUE_MAX - 1 bytes
+ * and outputs with room to spare.
+ */
+#define ENC_SCRATCH (4 * (PROBE_VALUE_MAX - 1) + 8)
+
+/* udev probes small whole disks for a partition table first (floppies) */
+#define SMALL_DISK_BYTES (1024 * 1440)
+
+/* Copy a value blkid returned: stop at NUL and at len, cut at PROBE_VALUE_MAX - 1. */
+static void cut_value(const char *data, size_t len, char out[PROBE_VALUE_MAX])
+{
+	size_t n = strnlen(data, len < PROBE_VALUE_MAX - 1 ? len : PROBE_VALUE_MAX - 1);
+
+	memcpy(out, data, n);
+	out[n] = '\0';
+}
+
+/* A short field (type, scheme, UUID): a value that does not fit is dropped, not cut. */
+static void set_field(char *field, size_t size, const char *value)
+{
+	size_t n = strnlen(value, size);
+
+	if (n >= size)
+		return;
+	memcpy(field, value, n + 1);
+}
+
+int probe_encode(const char *in, char *out, size_t size)
+{
+	char enc[ENC_SCRATCH];
+	size_t n;
+
+	if (size == 0)
+		return -EINVAL;
+	out[0] = '\0';
+	if (strnlen(in, PROBE_VALUE_MAX) >= PROBE_VALUE_MAX)
+		return -E2BIG;
+	/* cannot fail: 255 input bytes encode to at most 1020 */
+	if (blkid_encode_string(in, enc, sizeof(enc)) != 0)
+		return -E2BIG;
+	n = strnlen(enc, sizeof(enc));
+	if (n >= size)
+		return -ENOSPC;
+	memcpy(out, enc, n + 1);
+	return 0;
+}
+
+/* ID_FS_LABEL / ID_FS_UUID: whitespace squeezed to '_', odd bytes to '_'. */
+static void make_safe(const char raw[PROBE_VALUE_MAX], char out[PROBE_VALUE_MAX])
+{
+	char tmp[PROBE_VALUE_MAX + 8];
+
+	/* raw holds at most PROBE_VALUE_MAX - 1 bytes: the result is no longer */
+	blkid_safe_string(raw, tmp, PROBE_VALUE_MAX);
+	tmp[PROBE_VALUE_MAX - 1] = '\0';
+	memcpy(out, tmp, strlen(tmp) + 1);
+}
+
+/* A raw value exported twice: made safe, and encoded (enc may be NULL). */
+static void set_safe_enc(const char *data, size_t len, char safe[PROBE_VALUE_MAX],
+			 char *enc, size_t enc_size)
+{
+	char raw[PROBE_VALUE_MAX];
+
+	cut_value(data, len, raw);
+	make_safe(raw, safe);
+	if (enc != NULL)
+		(void)probe_encode(raw, enc, enc_size); /* fits: enc_size is PROBE_ENC_MAX */
+}
+
+/* PART_ENTRY_NUMBER: a small decimal; anything else leaves 0 (unknown). */
+static unsigned int parse_number(const char *s)
+{
+	uint64_t v;
+
+	return number_parse_str(s, 1000000, &v) == 0 ? (unsigned int)v : 0;
+}
+
+static bool set_part_value(struct probe_result *o, const char *name, const char *data,
+			   size_t len)
+{
+	char raw[PROBE_VALUE_MAX];
+
+	if (strncmp(name, "PART_ENTRY_", 11) != 0)
+		return false;
+	name += 11;
+	o->has_part_entry = true;
+	cut_value(data, len, raw);
+	if (strcmp(name, "SCHEME") == 0) {
+		set_field(o->part_scheme, sizeof(o->part_scheme), raw);
+	} else if (strcmp(name, "UUID") == 0) {
+		set_field(o->part_uuid, sizeof(o->part_uuid), raw);
+	} else if (strcmp(name, "NAME") == 0) {
+		memcpy(o->part_name, raw, sizeof(raw));
+		(void)probe_encode(raw, o->part_name_enc, sizeof(o->part_name_enc));
+	} else if (strcmp(name, "TYPE") == 0) {
+		/* udev exports it encoded too; a GUID or "0x83" encodes to itself */
+		char enc[PROBE_ENC_MAX];
+
+		if (probe_encode(raw, enc, sizeof(enc)) == 0)
+			set_field(o->part_type, sizeof(o->part_type), enc);
+	} else if (strcmp(name, "NUMBER") == 0) {
+		o->part_number = parse_number(raw);
+	}
+	return true;
+}
+
+/* One NAME=value pair from libblkid into the result (unknown names ignored). */
+static void set_value(struct probe_result *o, const char *name, const char *data, size_t len)
+{
+	char raw[PROBE_VALUE_MAX];
+
+	if (strcmp(name, "LABEL") == 0) {
+		set_safe_enc(data, len, o->fs_label, o->fs_label_enc, sizeof(o->fs_label_enc));
+	} else if (strcmp(name, "UUID") == 0) {
+		set_safe_enc(data, len, o->fs_uuid, o->fs_uuid_enc, sizeof(o->fs_uuid_enc));
+	} else if (strcmp(name, "UUID_SUB") == 0) {
+		set_safe_enc(data, len, o->fs_uuid_sub, NULL, 0);
+	} else if (!set_part_value(o, name, data, len)) {
+		cut_value(data, len, raw);
+		if (strcmp(name, "TYPE") == 0) {
+			set_field(o->fs_type, sizeof(o->fs_type), raw);
+			o->has_fs = o->fs_type[0] != '\0';
+		} else if (strcmp(name, "USAGE") == 0) {
+			set_field(o->fs_usage, sizeof(o->fs_usage), raw);
+		} else if (strcmp(name, "VERSION") == 0) {
+			set_field(o->fs_version, sizeof(o->fs_version), raw);
+		} else if (strcmp(name, "PTTYPE") == 0) {
+			set_field(o->pt_type, sizeof(o->pt_type), raw);
+		} else if (strcmp(name, "PTUUID") == 0) {
+			set_field(o->pt_uuid, sizeof(o->pt_uuid), raw);
+		}
+	}
+}
+
+/* libblkid's -1 (errno maybe set), -2 (ambivalent) or a negative errno, as -errno. */
+static int blkid_error(int rc, int saved_errno)
+{
+	if (rc == -2)
+		return -EUCLEAN;
+	if (rc == -1)
+		return saved_errno > 0 ? -saved_errno : -EIO;
+	return rc;
+}
+
+/*
+ * udev's order: a small whole disk (not a character device) is first probed
+ * for a partition table only, and if it has one, no filesystem is looked
+ * for. Then partitions with entry details and superblocks, in a safe probe.
+ * Returns 0 (found), 1 (nothing) or libblkid's negative code.
+ */
+static int run_probe(blkid_probe pr, int fd)
+{
+	struct stat st;
+	int rc;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	blkid_probe_enable_partitions(pr, 1);
+	if (!S_ISCHR(st.st_mode) && blkid_probe_get_size(pr) <= SMALL_DISK_BYTES &&
+	    blkid_probe_is_wholedisk(pr)) {
+		blkid_probe_enable_superblocks(pr, 0);
+		rc = blkid_do_fullprobe(pr);
+		if (rc < 0)
+			return rc;
+		if (blkid_probe_lookup_value(pr, "PTTYPE", NULL, NULL) == 0)
+			return 0;
+	}
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	blkid_probe_enable_superblocks(pr, 1);
+	return blkid_do_safeprobe(pr);
+}
+
+static void collect(blkid_probe pr, struct probe_result *out)
+{
+	int n = blkid_probe_numof_values(pr);
+
+	for (int i = 0; i < n; i++) {
+		const char *name, *data;
+		size_t len;
+
+		if (blkid_probe_get_value(pr, i, &name, &data, &len) < 0 || name == NULL ||
+		    data == NULL)
+			continue;
+		set_value(out, name, data, len);
+	}
+}
+
+/*
+ * Only block devices and image files (tests) are probed: 0, or 1 if it is
+ * empty (an unbound loop device, a drive without medium): nothing to find,
+ * so no probe is set up.
+ */
+static int check_fd(int fd)
+{
+	uint64_t size = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		return st.st_size == 0;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	return ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0;
+}
+
+int probe_fd(int fd, struct probe_result *out)
+{
+	blkid_probe pr;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = check_fd(fd);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	errno = 0;
+	pr = blkid_new_probe();
+	if (pr == NULL)
+		return -ENOMEM;
+	errno = 0;
+	rc = blkid_probe_set_device(pr, fd, 0, 0);
+	if (rc == 0) {
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+						      BLKID_SUBLKS_TYPE | BLKID_SUBLKS_SECTYPE |
+						      BLKID_SUBLKS_USAGE | BLKID_SUBLKS_VERSION);
+		errno = 0;
+		rc = run_probe(pr, fd);
+	} else {
+		rc = -1; /* 1 would mean "no fd"; check_fd ruled that out */
+	}
+	if (rc == 0)
+		collect(pr, out);
+	rc = rc < 0 ? blkid_error(rc, errno) : 0;
+	blkid_free_probe(pr);
+	return rc;
+}

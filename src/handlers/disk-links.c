@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every change goes through one lock: the table is updated first, then each
+ * affected name is synced to the filesystem (sync_entry), so what is on disk
+ * always follows the table's winner. Links are made as udev makes them:
+ * <dev>/disk/by-xxx/NAME -> ../../DEVNAME.
+ */
+#include "handlers/disk-links.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/escape.h"
+#include "util/safedir.h"
+
+#define DISK_DIR "disk"
+/* The devname field's size; a devname must fit it with its NUL. */
+#define DEVNAME_SIZE sizeof(((struct disk_links_device_info *)0)->devname)
+/* "../../" + devname */
+#define TARGET_MAX (6 + DEVNAME_SIZE)
+/* Room for an escaped name in a message. */
+#define ESC_MAX 200
+
+static const char *const link_dirs[] = {
+	"by-uuid", "by-label", "by-partuuid", "by-partlabel", "by-id", "by-path", "by-diskseq",
+};
+
+struct device {
+	char *devpath;              /* for the tie-break */
+	struct disk_links_device_info info;
+	int priority;
+	char **names;               /* what it claims now */
+	size_t n;
+};
+
+/* One link name: who claims it, and what we put on disk for it. */
+struct entry {
+	struct device **claimants;
+	size_t n, cap;
+	bool linked;                /* our symlink is in place, saying target */
+	char target[TARGET_MAX];
+};
+
+static const char *esc(char out[ESC_MAX], const char *s)
+{
+	return escape_log(out, ESC_MAX, s, strlen(s));
+}
+
+/* Count and log a refused or failed operation; pass r on. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct disk_links *l, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	l->stats.errors++;
+	if (l->log == NULL)
+		return r;
+	va_start(ap, fmt);
+	log_verrno(l->log, LOG_ERR, r, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static bool known_dir(const char *dir, size_t len)
+{
+	for (size_t i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++)
+		if (strlen(link_dirs[i]) == len && memcmp(link_dirs[i], dir, len) == 0)
+			return true;
+	return false;
+}
+
+/* One path component of a link name or a devname: no "/" or control bytes. */
+static bool component_ok(const char *s, size_t len)
+{
+	if (len == 0 || len > NAME_MAX || (len == 1 && s[0] == '.') ||
+	    (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '/' || c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+bool disk_links_name_valid(const char *name)
+{
+	const char *slash = strchr(name, '/');
+
+	if (slash == NULL || !known_dir(name, (size_t)(slash - name)))
+		return false;
+	return component_ok(slash + 1, strnlen(slash + 1, NAME_MAX + 1));
+}
+
+/* DEVNAME is relative to /dev: components, none of them "." or "..". */
+static bool devname_valid(const char *devname)
+{
+	size_t len = strnlen(devname, DEVNAME_SIZE);
+	const char *p = devname;
+
+	if (len == 0 || len >= DEVNAME_SIZE)
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (!component_ok(p, n))
+			return false;
+		if (p[n] == '\0')
+			return true;
+		p += n + 1;
+	}
+}
+
+/* ---- the filesystem, below <dev>/disk, following nothing --------------- */
+
+/* Open <dev>/disk and <dev>/disk/<dir>. Returns 0 or -errno (nothing open). */
+static int open_dirs(const struct disk_links *l, const char *dir, bool create, int *diskfd,
+		     int *dirfd)
+{
+	*diskfd = safedir_enter(l->devfd, DISK_DIR, create);
+	if (*diskfd < 0)
+		return *diskfd;
+	*dirfd = safedir_enter(*diskfd, dir, create);
+	if (*dirfd >= 0)
+		return 0;
+	close(*diskfd);
+	return *dirfd;
+}
+
+static const char *walk_why(int r)
+{
+	return r == -ELOOP ? "disk or its by-* directory is a symlink, refusing" :
+	       r == -ENOTDIR ? "disk or its by-* directory is not a directory, refusing" :
+	       "cannot open its directory";
+}
+
+
+/* Put leaf -> target in place atomically; a symlink is replaced, nothing
+ * else. Scratch names live in <dev>/disk, where no link name can be. */
+static int place_link(int diskfd, int dirfd, const char *leaf, const char *target)
+{
+	return safedir_put_link(dirfd, leaf, target, diskfd, ".initdev-link");
+}
+
+/* Unlink leaf only if it is the symlink we wrote. */
+static int remove_link(int dirfd, const char *leaf, const char *target)
+{
+	int state = safedir_link_state(dirfd, leaf, target);
+
+	if (state != SAFEDIR_LINK_SAME)
+		return state < 0 ? state : 0;
+	return unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* ---- entries ----------------------------------------------------------- */
+
+static struct device *winner(const struct entry *e)
+{
+	struct device *w = NULL;
+
+	for (size_t i = 0; i < e->n; i++) {
+		struct device *d = e->claimants[i];
+
+		if (w == NULL || d->priority > w->priority ||
+		    (d->priority == w->priority && strcmp(d->devpath, w->devpath) < 0))
+			w = d;
+	}
+	return w;
+}
+
+static void set_linked(struct disk_links *l, struct entry *e, bool linked)
+{
+	if (linked && !e->linked)
+		l->stats.links++;
+	else if (!linked && e->linked)
+		l->stats.links--;
+	e->linked = linked;
+}
+
+/* "by-uuid/X" (validated) -> dir "by-uuid", returns "X". */
+static const char *split_name(const char *name, char dir[16])
+{
+	const char *slash = strchr(name, '/');
+
+	snprintf(dir, 16, "%.*s", (int)(slash - name), name);
+	return slash + 1;
+}
+
+/* Take our symlink for name away (if it is still ours). */
+static void unlink_entry(struct disk_links *l, const char *name, struct entry *e)
+{
+	char x[ESC_MAX], dir[16];
+	const char *leaf = split_name(name, dir);
+	int diskfd, dirfd, r;
+
+	if (!e->linked)
+		return;
+	set_linked(l, e, false);
+	r = open_dirs(l, dir, false, &diskfd, &dirfd);
+	if (r == -ENOENT)
+		return;
+	if (r < 0) {
+		fail(l, r, "remove link %s: %s", esc(x, name), walk_why(r));
+		return;
+	}
+	r = remove_link(dirfd, leaf, e->target);
+	if (r < 0)
+		fail(l, r, "remove link %s", esc(x, name));
+	close(dirfd);
+	close(diskfd);
+}
+
+/* Point name at w's devname. On failure our old link (if any) goes too. */
+static void link_entry(struct disk_links *l, const char *name, struct entry *e,
+		       const struct device *w)
+{
+	char x[ESC_MAX], y[ESC_MAX], target[TARGET_MAX], dir[16];
+	const char *leaf = split_name(name, dir);
+	int diskfd, dirfd, r;
+
+	snprintf(target, sizeof(target), "../../%s", w->info.devname);
+	r = open_dirs(l, dir, true, &diskfd, &dirfd);
+	if (r < 0) {
+		fail(l, r, "link %s -> %s: %s", esc(x, name), esc(y, target), walk_why(r));
+		set_linked(l, e, false);
+		return;
+	}
+	r = place_link(diskfd, dirfd, leaf, target);
+	if (r < 0) {
+		fail(l, r, "link %s -> %s%s", esc(x, name), esc(y, target),
+		     r == -EEXIST ? ": something else is there, leaving it" : "");
+		if (e->linked)
+			(void)remove_link(dirfd, leaf, e->target);
+		set_linked(l, e, false);
+	} else {
+		memcpy(e->target, target, sizeof(target));
+		set_linked(l, e, true);
+	}
+	close(dirfd);
+	close(diskfd);
+}
+
+static void entry_free(void *p)
+{
+	struct entry *e = p;
+
+	if (e != NULL)
+		free(e->claimants);
+	free(e);
+}
+
+/* Make the filesystem follow the table for name; forget it if nobody claims it. */
+static void sync_entry(struct disk_links *l, const char *name)
+{
+	struct entry *e = map_get(&l->names, name);
+	struct device *w;
+
+	if (e == NULL)
+		return;
+	w = winner(e);
+	if (w != NULL) {
+		link_entry(l, name, e, w);
+		return;
+	}
+	unlink_entry(l, name, e);
+	map_remove(&l->names, name, NULL);
+	entry_free(e);
+}
+
+/* The entry for name, with room for one more claimant; NULL on ENOMEM. */
+static struct entry *entry_reserve(struct disk_links *l, const char *name)
+{
+	struct entry *e = map_get(&l->names, name);
+
+	if (e == NULL) {
+		e = calloc(1, sizeof(*e));
+		if (e == NULL || map_put(&l->names, name, e) < 0) {
+			free(e);
+			return NULL;
+		}
+	}
+	if (e->n == e->cap) {
+		size_t cap = e->cap != 0 ? 2 * e->cap : 2;
+		struct device **c = reallocarray(e->claimants, cap, sizeof(*c));
+
+		if (c == NULL)
+			return NULL;
+		e->claimants = c;
+		e->cap = cap;
+	}
+	return e;
+}
+
+static void entry_add(struct disk_links *l, struct entry *e, struct device *d)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->claimants[i] == d)
+			return;
+	e->claimants[e->n++] = d; /* room made by entry_reserve */
+	if (e->n == 2)
+		l->stats.conflicts++;
+}
+
+static void entry_drop(struct disk_links *l, const char *name, struct device *d)
+{
+	struct entry *e = map_get(&l->names, name);
+
+	if (e == NULL)
+		return;
+	for (size_t i = 0; i < e->n; i++) {
+		if (e->claimants[i] != d)
+			continue;
+		e->claimants[i] = e->claimants[--e->n];
+		if (e->n == 1)
+			l->stats.conflicts--;
+		break;
+	}
+}
+
+/* ---- devices ----------------------------------------------------------- */
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void device_free(void *p)
+{
+	struct device *d = p;
+
+	if (d == NULL)
+		return;
+	free_names(d->names, d->n);
+	free(d->devpath);
+	free(d);
+}
+
+static bool has_name(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Copy the acceptable names (each once); refused ones are logged. */
+static int wanted_names(struct disk_links *l, const char *devpath, const char *const *names,
+			size_t n, char ***out, size_t *nout)
+{
+	char **w = calloc(n + 1, sizeof(*w));
+	char x[ESC_MAX], y[ESC_MAX];
+	size_t k = 0;
+
+	if (w == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (names[i] == NULL || !disk_links_name_valid(names[i])) {
+			fail(l, -EINVAL, "%s: refusing link name \"%s\"", esc(x, devpath),
+			     names[i] != NULL ? esc(y, names[i]) : "(null)");
+			continue;
+		}
+		if (has_name(w, k, names[i]))
+			continue;
+		w[k] = strdup(names[i]);
+		if (w[k] == NULL) {
+			free_names(w, k);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	*out = w;
+	*nout = k;
+	return 0;
+}
+
+static struct device *device_get(struct disk_links *l, const char *devpath,
+				 const struct disk_links_device_info *info, int priority)
+{
+	struct device *d = map_get(&l->devices, devpath);
+
+	if (d != NULL)
+		return d;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->devpath = strdup(devpath);
+	d->info = *info;
+	d->priority = priority;
+	if (d->devpath == NULL || map_put(&l->devices, devpath, d) < 0) {
+		device_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Make room for d's claims on every name; on ENOMEM drop the empty entries made. */
+static int reserve_all(struct disk_links *l, char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (entry_reserve(l, names[i]) != NULL)
+			continue;
+		for (size_t j = 0; j <= i; j++) {
+			struct entry *e = map_get(&l->names, names[j]);
+
+			if (e != NULL && e->n == 0 && !e->linked) {
+				map_remove(&l->names, names[j], NULL);
+				entry_free(e);
+			}
+		}
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int update_locked(struct disk_links *l, const char *devpath,
+			 const struct disk_links_device_info *info, int priority,
+			 const char *const *names, size_t n)
+{
+	char **want, **old;
+	size_t nwant, nold;
+	struct device *d;
+	int r = wanted_names(l, devpath, names, n, &want, &nwant);
+
+	if (r < 0)
+		return r;
+	d = device_get(l, devpath, info, priority);
+	r = d == NULL ? -ENOMEM : reserve_all(l, want, nwant);
+	if (r < 0) {
+		free_names(want, nwant);
+		return r;
+	}
+	/* nothing can fail from here on */
+	for (size_t i = 0; i < nwant; i++)
+		entry_add(l, map_get(&l->names, want[i]), d);
+	old = d->names;
+	nold = d->n;
+	d->info = *info;
+	d->priority = priority;
+	d->names = want;
+	d->n = nwant;
+	for (size_t i = 0; i < nold; i++) {
+		if (has_name(want, nwant, old[i]))
+			continue;
+		entry_drop(l, old[i], d);
+		sync_entry(l, old[i]);
+	}
+	for (size_t i = 0; i < nwant; i++)
+		sync_entry(l, want[i]);
+	free_names(old, nold);
+	return 0;
+}
+
+/* ---- the interface ----------------------------------------------------- */
+
+int disk_links_init(struct disk_links *l, int devfd, const struct logger *log)
+{
+	int r;
+
+	*l = (struct disk_links){ .devfd = devfd, .log = log };
+	r = pthread_mutex_init(&l->lock, NULL);
+	return r != 0 ? -r : 0;
+}
+
+void disk_links_fini(struct disk_links *l)
+{
+	map_clear(&l->names, entry_free);
+	map_clear(&l->devices, device_free);
+	pthread_mutex_destroy(&l->lock);
+}
+
+int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
+		 int priority, const char *const *names, size_t n)
+{
+	char x[ESC_MAX], y[ESC_MAX];
+	int r;
+
+	if (devpath == NULL || info == NULL || (n > 0 && names == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&l->lock);
+	if (!devname_valid(info->devname))
+		r = fail(l, -EINVAL, "%s: refusing device name \"%s\"", esc(x, devpath),
+			 escape_log(y, ESC_MAX, info->devname,
+				    strnlen(info->devname, DEVNAME_SIZE)));
+	else
+		r = update_locked(l, devpath, info, priority, names, n);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+int disk_links_remove(struct disk_links *l, const char *devpath)
+{
+	void *p = NULL;
+	struct device *d;
+
+	pthread_mutex_lock(&l->lock);
+	if (map_remove(&l->devices, devpath, &p)) {
+		d = p;
+		for (size_t i = 0; i < d->n; i++) {
+			entry_drop(l, d->names[i], d);
+			sync_entry(l, d->names[i]);
+		}
+		device_free(d);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, size_t size)
+{
+	struct device *w = NULL;
+	struct entry *e;
+	bool ok = false;
+
+	pthread_mutex_lock(&l->lock);
+	e = map_get(&l->names, name);
+	if (e != NULL)
+		w = winner(e);
+	if (w != NULL && strlen(w->info.devname) < size) {
+		memcpy(devname, w->info.devname, strlen(w->info.devname) + 1);
+		ok = true;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return ok;
+}
+
+struct foreach_ctx {
+	void (*fn)(void *u, const char *devpath, const struct disk_links_device_info *info);
+	void *u;
+};
+
+static bool foreach_one(void *userdata, const char *key, void *value)
+{
+	struct foreach_ctx *c = userdata;
+	const struct device *d = value;
+
+	c->fn(c->u, key, &d->info);
+	return true;
+}
+
+void disk_links_foreach_device(struct disk_links *l,
+			  void (*fn)(void *u, const char *devpath, const struct disk_links_device_info *info),
+			  void *u)
+{
+	struct foreach_ctx c = { fn, u };
+
+	pthread_mutex_lock(&l->lock);
+	map_foreach(&l->devices, foreach_one, &c);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s)
+{
+	pthread_mutex_lock(&l->lock);
+	*s = l->stats;
+	pthread_mutex_unlock(&l->lock);
+}

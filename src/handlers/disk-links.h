@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The /dev/disk link table: which device claims which persistent name
+ * ("by-uuid/XXXX"), which claimant owns the symlink, and the symlinks
+ * themselves below <dev>/disk. Conflicts resolve deterministically: the
+ * highest priority wins, then the lowest devpath (strcmp); when the owner
+ * goes away or stops claiming, the link moves to the best remaining
+ * claimant or is removed. No link ever points to a removed device.
+ * Thread-safe (handlers run on worker threads).
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/log.h"
+#include "handlers/blkid-probe.h"
+#include "util/map.h"
+
+#define LINK_NAME_MAX 1024 /* "by-label/" + an encoded label fits */
+
+struct disk_links_stats {
+	uint64_t links;      /* symlinks in place now */
+	uint64_t conflicts;  /* names claimed by more than one device now */
+	uint64_t errors;     /* refused names, failed symlink operations */
+};
+
+struct disk_links {
+	int devfd;                /* the --dev root (not owned) */
+	const struct logger *log;
+	pthread_mutex_t lock;
+	struct map names;      /* link name -> claimants */
+	struct map devices;    /* devpath -> device record (names it claims, info) */
+	struct disk_links_stats stats;
+};
+
+/* What we know of a block device, for `initdev wait` and `udevadm info`. */
+struct disk_links_device_info {
+	char devname[256];        /* relative to /dev */
+	unsigned int major, minor;
+	bool partition;
+	struct probe_result probe;
+	bool probed;              /* false: unreadable or not probed yet */
+};
+
+int disk_links_init(struct disk_links *l, int devfd, const struct logger *log);
+void disk_links_fini(struct disk_links *l);
+
+/*
+ * Make devpath claim exactly names[0..n) (each "by-xxx/NAME": one directory
+ * among by-uuid, by-label, by-partuuid, by-partlabel, by-id, by-path,
+ * by-diskseq, and one safe component), pointing at info->devname, with
+ * priority. Names it claimed before and no longer does are released. A name
+ * that is not safe is refused and logged. Returns 0 or -errno.
+ */
+int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
+		 int priority, const char *const *names, size_t n);
+
+/* The device went away: release all its names, forget it. */
+int disk_links_remove(struct disk_links *l, const char *devpath);
+
+/* Resolve a link name ("by-uuid/XXXX") to its owner's devname. */
+bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, size_t size);
+
+/* Call fn for every known block device (under the lock; fn must not call back). */
+void disk_links_foreach_device(struct disk_links *l,
+			  void (*fn)(void *u, const char *devpath, const struct disk_links_device_info *info),
+			  void *u);
+
+void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s);
+
+/* True if name is "by-xxx/NAME" with a known directory and one safe component. */
+bool disk_links_name_valid(const char *name);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#include "util/log.h"
+
+#include "util/number.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const level_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
+
+static bool in_initramfs(void)
+{
+	return access("/etc/initrd-release", F_OK) == 0;
+}
+
+void log_init(struct logger *log, enum log_target target, int max_level)
+{
+	log->fd = STDERR_FILENO;
+	log->kmsg = false;
+	log->max_level = max_level;
+	log->ident = "initdev";
+	log->echo_fd = -1;
+	if (target == LOG_TARGET_KMSG ||
+	    (target == LOG_TARGET_AUTO && in_initramfs())) {
+		int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+		if (fd >= 0) {
+			log->fd = fd;
+			log->kmsg = true;
+		}
+	}
+}
+
+void log_close(struct logger *log)
+{
+	if (log->kmsg)
+		close(log->fd);
+	log->fd = STDERR_FILENO;
+	log->kmsg = false;
+}
+
+void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n, head;
+
+	if (prio > log->max_level)
+		return;
+	if (log->kmsg)
+		head = snprintf(line, sizeof(line), "<%d>%s[%d]: ", prio,
+				log->ident, (int)getpid());
+	else
+		head = snprintf(line, sizeof(line), "%s: ", log->ident);
+	if (head < 0)
+		return;
+	vsnprintf(line + head, sizeof(line) - (size_t)head, fmt, ap);
+	n = (int)strlen(line);
+	if (n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write per line: kmsg takes one record per write */
+	if (write(log->fd, line, (size_t)n) < 0 && log->kmsg)
+		(void)write(STDERR_FILENO, line, (size_t)n);
+	if (log->echo_fd >= 0 && log->echo_fd != log->fd && prio <= LOG_ERR)
+		(void)dprintf(log->echo_fd, "%s: %.*s", log->ident, n - head, line + head);
+}
+
+const char *errno_text(int err)
+{
+	const char *d = strerrordesc_np(err < 0 ? -err : err);
+
+	return d ? d : "Unknown error";
+}
+
+int log_verrno(const struct logger *log, int prio, int err, const char *fmt, va_list ap)
+{
+	char what[768];
+	int saved = errno;
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	log_msg(log, prio, "%s: %s", what, errno_text(err));
+	errno = saved;
+	return err < 0 ? err : -err;
+}
+
+int log_errno(const struct logger *log, int prio, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = log_verrno(log, prio, err, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void log_msg(const struct logger *log, int prio, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	log_vmsg(log, prio, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+int log_level_from_name(const char *name)
+{
+	int v;
+
+	for (int i = 0; i < (int)(sizeof(level_names) / sizeof(level_names[0])); i++)
+		if (strcasecmp(name, level_names[i]) == 0)
+			return i;
+	if (strcasecmp(name, "error") == 0)
+		return LOG_ERR;
+	if (strcasecmp(name, "warn") == 0)
+		return LOG_WARNING;
+	return number_parse_int(name, 0, 7, &v) == 0 ? v : -1;
+}
+
+bool ratelimit_allow(struct ratelimit *rl, uint64_t now_usec, uint64_t *was_suppressed)
+{
+	if (was_suppressed)
+		*was_suppressed = 0;
+	if (rl->begin == 0 || now_usec - rl->begin >= rl->interval_usec) {
+		if (was_suppressed)
+			*was_suppressed = rl->suppressed;
+		rl->begin = now_usec ? now_usec : 1;
+		rl->emitted = 0;
+		rl->suppressed = 0;
+	}
+	if (rl->emitted < rl->burst) {
+		rl->emitted++;
+		return true;
+	}
+	rl->suppressed++;
+	return false;
+}
+
+uint64_t now_monotonic_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}

@@ -1,0 +1,292 @@
+#! /usr/bin/env atf-sh
+# SPDX-License-Identifier: MIT
+# The populator against the real kernel, on harmless virtual devices only:
+# /dev is a private tmpfs, nodes are made with mknod, coldplug is limited
+# to /sys/devices/virtual/mem (and tty for the overflow burst).
+
+bin() { echo "$(atf_get_srcdir)/../../initdev"; }
+
+setup_root() {
+	mkdir dev run
+	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	: > cmdline
+	: > rules
+	# the command line every call uses (atf_check runs programs, not functions)
+	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline"
+}
+
+cleanup_root() {
+	if [ -f run/pid ]; then kill "$(cat run/pid)" 2>/dev/null; sleep 0.2; fi
+	umount "$PWD/dev" 2>/dev/null
+	true
+}
+
+
+# check_node NAME: type, major:minor and mode as the kernel announces them
+check_node() {
+	sys=/sys/devices/virtual/mem/$1
+	want_dev=$(cat "$sys/dev")
+	want_mode=$(sed -n 's/^DEVMODE=//p' "$sys/uevent")
+	[ -n "$want_mode" ] || want_mode=0600
+	[ -c "dev/$1" ] || atf_fail "dev/$1 is not a character device"
+	got=$(stat -c '%t %T %a' "dev/$1")
+	set -- $got
+	got_dev=$(printf '%d:%d' "0x$1" "0x$2")
+	[ "$got_dev" = "$want_dev" ] || atf_fail "$sys: device $got_dev, kernel says $want_dev"
+	[ "$(printf '%o' "0$want_mode")" = "$3" ] || atf_fail "$sys: mode $3, kernel says $want_mode"
+}
+
+mem_devices() { ls /sys/devices/virtual/mem; }
+
+atf_test_case coldplug_mem cleanup
+coldplug_mem_head() {
+	atf_set descr "initdev coldplug creates every mem node with the kernel's type, number and mode"
+	atf_set require.user root
+}
+coldplug_mem_body() {
+	setup_root
+	atf_check -s exit:0 -e ignore $ID coldplug --no-devtmpfs \
+		--subtree /devices/virtual/mem --rules "$PWD/rules" --timeout 30
+	for n in $(mem_devices); do
+		check_node "$n"
+		[ "$(readlink "dev/char/$(cat /sys/devices/virtual/mem/$n/dev)")" = "../$n" ] ||
+			atf_fail "dev/char link for $n wrong"
+	done
+	[ ! -e run/pid ] || atf_fail "coldplug left its pid file"
+}
+coldplug_mem_cleanup() { cleanup_root; }
+
+atf_test_case daemon_settle_status_exit cleanup
+daemon_settle_status_exit_head() {
+	atf_set descr "daemon returns once running; settle 0; status counts match; exit leaves nothing"
+	atf_set require.user root
+	atf_set require.progs jq
+}
+daemon_settle_status_exit_body() {
+	setup_root
+	echo 'mem null root root 0606' > rules
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs \
+		--subtree /devices/virtual/mem --rules "$PWD/rules"
+	pid=$(cat run/pid)
+	kill -0 "$pid" || atf_fail "daemon not running"
+	[ "$(stat -c %a run)" = 700 ] || atf_fail "run dir not 0700"
+	atf_check -s exit:0 $ID settle --timeout 30
+	n=$(mem_devices | wc -l)
+	$ID status --json > status.json || atf_fail "status failed"
+	jq -e ".devices.nodes == $n and .devices.triggers == $n and .settled == \"yes\"
+		and .devices.awaiting_reply == 0 and .events.accepted >= $n
+		and .events.rejected == 0" status.json >/dev/null ||
+		atf_fail "status does not match: $(cat status.json)"
+	[ "$(stat -c %a dev/null)" = 606 ] || atf_fail "rule not applied to dev/null"
+	atf_check -s exit:0 -o match:'^phase: settled' $ID status
+	atf_check -s exit:0 $ID exit
+	kill -0 "$pid" 2>/dev/null && atf_fail "daemon $pid still alive after exit"
+	[ ! -e run/control ] || atf_fail "control socket left behind"
+	true
+}
+daemon_settle_status_exit_cleanup() { cleanup_root; }
+
+atf_test_case forged_add_creates_nothing cleanup
+forged_add_creates_nothing_head() {
+	atf_set descr "a forged add from user space while the daemon runs creates nothing"
+	atf_set require.user root
+	atf_set require.progs jq
+}
+forged_add_creates_nothing_body() {
+	setup_root
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	"$(atf_get_srcdir)/../uevent-forge" --devpath /devices/virtual/block/forged0 \
+		--devname forged0 >/dev/null || atf_fail "forge"
+	"$(atf_get_srcdir)/../uevent-forge" --devpath /devices/virtual/block/forged1 \
+		--devname forged1 --creds 1:0 >/dev/null || atf_fail "forge"
+	# a real event after the forgeries: once it is handled, they were judged
+	echo change > /sys/devices/virtual/mem/null/uevent
+	atf_check -s exit:0 $ID settle --timeout 30
+	i=0
+	while ! [ -c dev/null ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -c dev/null ] || atf_fail "the real event was not handled"
+	[ ! -e dev/forged0 ] && [ ! -e dev/forged1 ] && [ ! -e dev/block/7:250 ] ||
+		atf_fail "a forged event created a node"
+	$ID status --json | jq -e '.events["foreign-port"] == 2' >/dev/null ||
+		atf_fail "forgeries not counted"
+	atf_check -s exit:0 $ID exit
+}
+forged_add_creates_nothing_cleanup() { cleanup_root; }
+
+atf_test_case overflow_recovery cleanup
+overflow_recovery_head() {
+	atf_set descr "events lost to a tiny receive buffer are recovered by a rescan"
+	atf_set require.user root
+	atf_set require.progs jq
+}
+overflow_recovery_body() {
+	setup_root
+	# the smallest buffer the kernel allows, and every trigger written at
+	# once: the burst of replies cannot fit, the kernel drops events
+	$ID daemon --foreground --no-devtmpfs --rcvbuf 1 --test-unpaced \
+		--subtree /devices/virtual/mem --subtree /devices/virtual/tty \
+		--rules "$PWD/rules" 2>err &
+	i=0
+	while [ ! -S run/control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	atf_check -s exit:0 $ID settle --timeout 60
+	$ID status --json > status.json
+	jq -e '.events.overflows >= 1 and .events.rescans >= 1' status.json >/dev/null ||
+		atf_fail "no overflow happened, the test proves nothing: $(cat status.json)"
+	for d in /sys/devices/virtual/mem/* /sys/devices/virtual/tty/*; do
+		name=$(sed -n 's/^DEVNAME=//p' "$d/uevent")
+		[ -n "$name" ] || continue
+		[ -c "dev/$name" ] || atf_fail "dev/$name missing after recovery"
+	done
+	grep -q 'events were lost' err || atf_fail "loss not logged"
+	atf_check -s exit:0 $ID exit
+}
+overflow_recovery_cleanup() { cleanup_root; }
+
+atf_test_case control_refuses_non_root cleanup
+control_refuses_non_root_head() {
+	atf_set descr "the control socket refuses a non-root peer even when it can reach it"
+	atf_set require.user root
+	atf_set require.progs setpriv
+}
+control_refuses_non_root_body() {
+	setup_root
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	chmod 755 run && chmod 777 run/control
+	atf_check -s exit:1 -e match:'permission denied: uid 65534' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$(bin)" \
+		--run "$PWD/run" status
+	atf_check -s exit:0 -o ignore $ID status
+	atf_check -s exit:0 $ID exit
+}
+control_refuses_non_root_cleanup() { cleanup_root; }
+
+atf_test_case hostile_cmdline cleanup
+hostile_cmdline_head() {
+	atf_set descr "bad rd.initdev values are warned about and the defaults kept"
+	atf_set require.user root
+}
+hostile_cmdline_body() {
+	setup_root
+	printf 'quiet rd.initdev.timeout=12x rd.initdev.workers=-3 rd.initdev.bogus=1 modprobe.blacklist=../evil\n' > cmdline
+	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs \
+		--subtree /devices/virtual/mem --rules "$PWD/rules"
+	grep -q 'rd.initdev.timeout' err || atf_fail "bad timeout not reported: $(cat err)"
+	grep -q 'rd.initdev.bogus' err || atf_fail "unknown key not reported"
+	[ -c dev/null ] || atf_fail "coldplug did not run"
+}
+hostile_cmdline_cleanup() { cleanup_root; }
+
+atf_test_case already_running cleanup
+already_running_head() {
+	atf_set descr "a second daemon on the same run directory refuses to start"
+	atf_set require.user root
+}
+already_running_body() {
+	setup_root
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	atf_check -s exit:1 -e match:'already' $ID daemon --no-devtmpfs --no-coldplug
+	atf_check -s exit:0 $ID exit
+	atf_check -s exit:1 -e match:'no daemon' $ID settle --timeout 1
+}
+already_running_cleanup() { cleanup_root; }
+
+atf_test_case refuses_beside_udevd cleanup
+refuses_beside_udevd_head() {
+	atf_set descr "a full coldplug is refused while another device manager's control socket answers"
+	atf_set require.user root
+}
+refuses_beside_udevd_body() {
+	# never touch the /run/udev of a real udev
+	[ ! -e /run/udev ] || atf_skip "this host has /run/udev; a real udev's directory is not touched"
+	mkdir /run/udev && : > made-run-udev
+	"$(atf_get_srcdir)/../unix-listen" /run/udev/control > listen.out &
+	echo $! > listen.pid
+	for i in $(seq 50); do grep -q ready listen.out && break; sleep 0.1; done
+	grep -q ready listen.out || atf_fail "the stand-in udevd did not start"
+	setup_root
+	# a fake sysfs: if the guard failed, only these files would be written
+	mkdir -p sys/devices/virtual/mem/null sys/class/mem
+	: > sys/devices/virtual/mem/null/uevent
+	ln -s ../../../../class/mem sys/devices/virtual/mem/null/subsystem
+	atf_check -s exit:1 -e match:"another device manager serves /run/udev/control" \
+		$ID --sysfs "$PWD/sys" coldplug --no-devtmpfs --rules "$PWD/rules" --timeout 5
+	[ ! -s sys/devices/virtual/mem/null/uevent ] || atf_fail "a refused coldplug triggered"
+	atf_check -s exit:1 -e match:"another device manager" \
+		$ID --sysfs "$PWD/sys" wait --timeout 1 LABEL=none
+	# limited, or told so, it runs
+	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
+		--no-coldplug --rules "$PWD/rules" --timeout 5
+	rm -r sys/devices/virtual/mem/null
+	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
+		--force --rules "$PWD/rules" --timeout 5
+}
+refuses_beside_udevd_cleanup() {
+	[ -f listen.pid ] && kill "$(cat listen.pid)" 2>/dev/null && sleep 0.2
+	[ -f made-run-udev ] && rm -rf /run/udev
+	cleanup_root
+}
+
+# bad_start WHY CMD...: CMD exits 1 and its stderr names the path and WHY
+bad_start() {
+	why=$1; shift
+	"$@" > out 2> err
+	rc=$?
+	[ "$rc" -eq 1 ] || atf_fail "exit $rc, not 1: $* ($(cat err))"
+	grep -q "$why" err || atf_fail "no '$why' from: $*; stderr: $(cat err)"
+	[ ! -e run/pid ] || atf_fail "a daemon stayed behind: $*"
+}
+
+atf_test_case unusable_paths cleanup
+unusable_paths_head() {
+	atf_set descr "each start with an unusable --run, --dev or --sysfs says which path and why, exits 1"
+	atf_set require.user root
+}
+unusable_paths_body() {
+	setup_root
+	mkdir ro && mount -t tmpfs -o ro initdev-ro "$PWD/ro" || atf_skip "cannot mount tmpfs"
+	: > afile
+	B="$(bin) --log-target stderr --cmdline $PWD/cmdline"
+	OK="--dev $PWD/dev --run $PWD/run"
+	C="--no-devtmpfs --rules $PWD/rules --subtree /devices/virtual/mem"
+	for mode in "daemon" "daemon --foreground" "coldplug" "wait --timeout 1 /dev/null"; do
+		# shellcheck disable=SC2086
+		set -- $mode
+		cmd=$1; shift
+		for run in "missing/run:No such file or directory" "afile:Not a directory" \
+			"ro/run:Read-only file system"; do
+			bad_start "$PWD/${run%%:*}: cannot create the control socket: ${run#*:}" \
+				$B --dev "$PWD/dev" --run "$PWD/${run%%:*}" $cmd $C "$@"
+		done
+		for dev in "missing:No such file or directory" "afile:Not a directory" \
+			"ro:Read-only file system"; do
+			bad_start "/dev root $PWD/${dev%%:*}: ${dev#*:}" \
+				$B --dev "$PWD/${dev%%:*}" --run "$PWD/run" $cmd $C "$@"
+		done
+		for sys in "missing:No such file or directory" "afile:Not a directory" \
+			"ro:Read-only file system"; do
+			bad_start "sysfs root $PWD/${sys%%:*}: ${sys#*:}" \
+				$B $OK --sysfs "$PWD/${sys%%:*}" $cmd $C "$@"
+		done
+	done
+	# the clients say where they looked for the daemon
+	for cmd in settle status exit handoff; do
+		bad_start "no daemon at $PWD/missing/run/control: No such file or directory" \
+			$B --run "$PWD/missing/run" $cmd
+	done
+}
+unusable_paths_cleanup() {
+	umount "$PWD/ro" 2>/dev/null
+	cleanup_root
+}
+
+atf_init_test_cases() {
+	atf_add_test_case unusable_paths
+	atf_add_test_case coldplug_mem
+	atf_add_test_case daemon_settle_status_exit
+	atf_add_test_case forged_add_creates_nothing
+	atf_add_test_case overflow_recovery
+	atf_add_test_case control_refuses_non_root
+	atf_add_test_case hostile_cmdline
+	atf_add_test_case already_running
+	atf_add_test_case refuses_beside_udevd
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* Ordering: related devices in SEQNUM order, unrelated ones in parallel. */
+#include <atf-c.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "engine/queue.h"
+
+struct record {
+	pthread_mutex_t lock;
+	int n;
+	uint64_t seq[16];
+	uint64_t start[16], end[16];
+	int running, max_running;
+};
+
+static int find(struct record *r, uint64_t seq)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->seq[i] == seq)
+			return i;
+	return -1;
+}
+
+static void handler(void *ctx, struct queue_worker *w, const struct uevent *ev)
+{
+	struct record *r = ctx;
+	int i;
+
+	pthread_mutex_lock(&r->lock);
+	i = r->n++;
+	r->seq[i] = ev->seqnum;
+	r->start[i] = now_monotonic_usec();
+	if (++r->running > r->max_running)
+		r->max_running = r->running;
+	pthread_mutex_unlock(&r->lock);
+	usleep(100000);
+	pthread_mutex_lock(&r->lock);
+	r->end[i] = now_monotonic_usec();
+	r->running--;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void push(struct queue *q, const char *action, const char *devpath, unsigned seq,
+		 const char *uuid)
+{
+	static struct uevent ev;
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=test%c"
+			 "SEQNUM=%u%cSYNTH_UUID=%s%c", action, devpath, 0, action, 0, devpath,
+			 0, 0, seq, 0, uuid, 0);
+
+	ATF_REQUIRE_EQ(uevent_parse(&ev, buf, (size_t)n, NULL, 0), UEVENT_PARSE_OK);
+	ATF_REQUIRE_EQ(queue_push(q, &ev), 0);
+}
+
+static void wait_idle(struct queue *q)
+{
+	for (int i = 0; i < 500 && queue_pending(q) > 0; i++)
+		usleep(10000);
+	ATF_REQUIRE_EQ(queue_pending(q), 0);
+}
+
+ATF_TC_WITHOUT_HEAD(related_in_order_unrelated_parallel);
+ATF_TC_BODY(related_in_order_unrelated_parallel, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+	int p1, c2, p3, u4;
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 4, NULL), 0);
+	push(&q, "add", "/devices/p", 1, "0");
+	push(&q, "add", "/devices/p/c", 2, "0");
+	push(&q, "change", "/devices/p", 3, "0");
+	push(&q, "add", "/devices/q", 4, "0");
+	wait_idle(&q);
+	queue_stop(&q);
+	p1 = find(&r, 1); c2 = find(&r, 2); p3 = find(&r, 3); u4 = find(&r, 4);
+	ATF_REQUIRE(p1 >= 0 && c2 >= 0 && p3 >= 0 && u4 >= 0);
+	/* parent before child before the parent's next event, never overlapping */
+	ATF_CHECK(r.start[c2] >= r.end[p1]);
+	ATF_CHECK(r.start[p3] >= r.end[c2]);
+	/* the unrelated device did not wait for them */
+	ATF_CHECK(r.start[u4] < r.end[p1]);
+	ATF_CHECK(r.max_running >= 2);
+}
+
+ATF_TC_WITHOUT_HEAD(done_list_carries_uuid);
+ATF_TC_BODY(done_list_carries_uuid, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+	struct queued_event *done, *e;
+	int n = 0;
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 2, NULL), 0);
+	push(&q, "add", "/devices/a", 10, "12345678-1234-1234-1234-123456789abc");
+	push(&q, "add", "/devices/b", 11, "0");
+	wait_idle(&q);
+	done = queue_take_done(&q);
+	for (e = done; e; e = e->next, n++)
+		if (e->ev.seqnum == 10)
+			ATF_CHECK_STREQ(e->ev.synth_uuid, "12345678-1234-1234-1234-123456789abc");
+	ATF_CHECK_EQ(n, 2);
+	while (done) {
+		e = done->next;
+		free(done);
+		done = e;
+	}
+	queue_stop(&q);
+}
+
+/* Threads start as work waits for them, never more than allowed. */
+ATF_TC_WITHOUT_HEAD(workers_on_demand);
+ATF_TC_BODY(workers_on_demand, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+	char path[32];
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 3, NULL), 0);
+	ATF_CHECK_EQ(q.nworkers, 1);
+	push(&q, "add", "/devices/one", 1, "0");
+	wait_idle(&q);
+	ATF_CHECK_EQ(q.nworkers, 1); /* one event at a time: one thread is enough */
+	for (int i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "/devices/d%d", i);
+		push(&q, "add", path, 10 + (unsigned)i, "0");
+	}
+	wait_idle(&q);
+	ATF_CHECK_EQ(q.nworkers, 3);
+	ATF_CHECK(r.max_running >= 2);
+	queue_stop(&q);
+}
+
+ATF_TC_WITHOUT_HEAD(devpaths_related);
+ATF_TC_BODY(devpaths_related, tc)
+{
+	ATF_CHECK(queue_devpaths_related("/devices/a", "/devices/a"));
+	ATF_CHECK(queue_devpaths_related("/devices/a", "/devices/a/b"));
+	ATF_CHECK(queue_devpaths_related("/devices/a/b/c", "/devices/a"));
+	ATF_CHECK(!queue_devpaths_related("/devices/a", "/devices/ab"));
+	ATF_CHECK(!queue_devpaths_related("/devices/a-b", "/devices/a"));
+	ATF_CHECK(!queue_devpaths_related("/devices/x", "/devices/y"));
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, related_in_order_unrelated_parallel);
+	ATF_TP_ADD_TC(tp, done_list_carries_uuid);
+	ATF_TP_ADD_TC(tp, workers_on_demand);
+	ATF_TP_ADD_TC(tp, devpaths_related);
+	return atf_no_error();
+}

@@ -1,0 +1,184 @@
+#! /usr/bin/env atf-sh
+# SPDX-License-Identifier: MIT
+# /dev/disk links on real block devices: loop devices over filesystem images
+# made here, hostile labels among them. The daemon runs on a private tmpfs
+# /dev with mknod and coldplug limited to those loop devices. blkid's own
+# "udev" output is the oracle for udev's encoding.
+
+bin() { echo "$(atf_get_srcdir)/../../initdev"; }
+
+setup_root() {
+	mkdir dev run
+	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	: > cmdline
+	: > rules
+	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline"
+	: > loops
+}
+
+cleanup_root() {
+	[ -f run/pid ] && kill "$(cat run/pid)" 2>/dev/null && sleep 0.2
+	umount "$PWD/dev" 2>/dev/null
+	[ -f loops ] && while read -r l; do losetup -d "$l" 2>/dev/null; done < loops
+	true
+}
+
+# mkimg FILE LABEL UUID: an ext4 image (labels are bytes: printf escapes work)
+mkimg() {
+	truncate -s 4M "$1"
+	mkfs.ext4 -q -F -U "$3" -L "$(printf "$2")" "$1" || atf_fail "mkfs.ext4 $1"
+}
+
+attach() { # IMG -> prints /dev/loopN
+	l=$(losetup --find --show "$1") || atf_skip "no loop devices here"
+	echo "$l" >> loops
+	echo "$l"
+}
+
+subtrees() {
+	while read -r l; do printf ' --subtree /devices/virtual/block/%s' "$(basename "$l")"; done < loops
+}
+
+# expect_link DIR ENCODED LOOP: dev/disk/DIR/ENCODED -> ../../loopN
+expect_link() {
+	t=$(readlink "dev/disk/$1/$2") || atf_fail "dev/disk/$1/$2 missing: $(ls -b dev/disk/$1 2>&1)"
+	[ "$t" = "../../$(basename "$3")" ] || atf_fail "dev/disk/$1/$2 -> $t, want ../../$(basename "$3")"
+}
+
+# the encoding udev uses, from blkid itself: ID_FS_LABEL_ENC of the device
+label_enc() { blkid -p -o udev "$1" | sed -n 's/^ID_FS_LABEL_ENC=//p'; }
+
+atf_test_case links_and_hostile_labels cleanup
+links_and_hostile_labels_head() {
+	atf_set descr "by-uuid, by-label and by-diskseq links, udev-encoded, for hostile labels too"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup blkid"
+}
+links_and_hostile_labels_body() {
+	setup_root
+	mkimg a.img 'plain' 0a0a0a0a-0000-4000-8000-000000000001
+	mkimg b.img 'a/b c' 0a0a0a0a-0000-4000-8000-000000000002
+	mkimg c.img '..' 0a0a0a0a-0000-4000-8000-000000000003
+	mkimg d.img 'new\nline\\x2f' 0a0a0a0a-0000-4000-8000-000000000004
+	mkimg e.img '\377\376bad-utf8' 0a0a0a0a-0000-4000-8000-000000000005
+	mkimg f.img '0123456789abcdef' 0a0a0a0a-0000-4000-8000-000000000006
+	for i in a b c d e f; do attach $i.img > /dev/null; done
+	atf_check -s exit:0 -e ignore $ID coldplug --no-devtmpfs --rules "$PWD/rules" $(subtrees)
+	n=0
+	while read -r l; do
+		n=$((n + 1))
+		uuid=0a0a0a0a-0000-4000-8000-00000000000$n
+		expect_link by-uuid "$uuid" "$l"
+		enc=$(label_enc "$l")
+		[ -n "$enc" ] || atf_fail "blkid gives no label for $l"
+		if [ "$enc" = .. ]; then
+			# udev could not create it either: the name is the directory itself
+			[ ! -L dev/disk/by-label/.. ] || atf_fail "a '..' link was made"
+		else
+			expect_link by-label "$enc" "$l"
+		fi
+		seq=$(cat "/sys/block/$(basename "$l")/diskseq")
+		expect_link by-diskseq "$seq" "$l"
+	done < loops
+	# nothing escaped /dev/disk/by-*: every entry is a symlink one level down
+	bad=$(find dev/disk -mindepth 2 ! -type l ! -type d; find dev/disk -mindepth 3 -type d)
+	[ -z "$bad" ] || atf_fail "unexpected entries: $bad"
+	[ "$(find dev -maxdepth 1 -name '*..*' | wc -l)" = 0 ] || atf_fail "a label made a path"
+}
+links_and_hostile_labels_cleanup() { cleanup_root; }
+
+atf_test_case detach_and_reattach cleanup
+detach_and_reattach_head() {
+	atf_set descr "detaching removes the links; attaching another image updates them"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup jq"
+}
+detach_and_reattach_body() {
+	setup_root
+	mkimg one.img 'first' 0b0b0b0b-0000-4000-8000-000000000001
+	mkimg two.img 'second' 0b0b0b0b-0000-4000-8000-000000000002
+	l=$(attach one.img)
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --rules "$PWD/rules" $(subtrees)
+	atf_check -s exit:0 $ID settle --timeout 30
+	expect_link by-label first "$l"
+	losetup -d "$l"   # the kernel empties the device and sends change
+	i=0
+	while [ -e dev/disk/by-label/first ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -e dev/disk/by-label/first ] && [ ! -L dev/disk/by-label/first ] ||
+		atf_fail "by-label/first survived the detach"
+	[ ! -L dev/disk/by-uuid/0b0b0b0b-0000-4000-8000-000000000001 ] || atf_fail "stale by-uuid"
+	losetup "$l" two.img || atf_fail "reattach"
+	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
+		$ID wait --timeout 20 LABEL=second
+	expect_link by-uuid 0b0b0b0b-0000-4000-8000-000000000002 "$l"
+	# --timeout 0 is a look (dracut's emergency hook): there, or not, at once
+	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
+		$ID wait --timeout 0 LABEL=second
+	atf_check -s exit:1 -e match:'LABEL=first is not there; block devices seen' \
+		-e match:"/dev/$(basename "$l") .*LABEL=\"second\"" $ID wait --timeout 0 LABEL=first
+	atf_check -s exit:0 $ID exit
+}
+detach_and_reattach_cleanup() { cleanup_root; }
+
+atf_test_case wait_without_daemon cleanup
+wait_without_daemon_head() {
+	atf_set descr "initdev wait runs the engine itself; a timeout lists what it saw"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+wait_without_daemon_body() {
+	setup_root
+	mkimg w.img 'waitme' 0c0c0c0c-0000-4000-8000-000000000001
+	l=$(attach w.img)
+	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" -e ignore \
+		$ID wait --timeout 20 --no-devtmpfs --rules "$PWD/rules" $(subtrees) \
+		UUID=0c0c0c0c-0000-4000-8000-000000000001
+	atf_check -s exit:1 -e match:'LABEL=typo did not appear' -e match:'LABEL="waitme"' \
+		$ID wait --timeout 2 --no-devtmpfs --rules "$PWD/rules" $(subtrees) LABEL=typo
+	atf_check -s exit:2 -e match:'bad spec' $ID wait /dev/../etc/passwd
+	[ ! -e run/pid ] || atf_fail "wait left state behind"
+}
+wait_without_daemon_cleanup() { cleanup_root; }
+
+atf_test_case udevadm_compat cleanup
+udevadm_compat_head() {
+	atf_set descr "the udevadm entry point answers dracut's calls with udevadm's exit codes"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+udevadm_compat_body() {
+	setup_root
+	mkimg u.img 'compat' 0d0d0d0d-0000-4000-8000-000000000001
+	l=$(attach u.img)
+	ln -s "$(bin)" udevadm
+	export INITDEV_RUN_DIR="$PWD/run"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules" $(subtrees)
+	atf_check -s exit:0 ./udevadm control --reload
+	atf_check -s exit:0 ./udevadm control --property=hookdir=/lib/dracut/hooks
+	atf_check -s exit:0 ./udevadm trigger --type=subsystems --action=add
+	atf_check -s exit:0 ./udevadm trigger --type=devices --action=add
+	atf_check -s exit:0 ./udevadm settle --timeout=30
+	atf_check -s exit:0 ./udevadm settle --timeout=0
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm settle --timeout=99999999999
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm settle --timeout=-5
+	atf_check -s exit:0 ./udevadm settle --exit-if-exists=/etc/hostname
+	atf_check -s exit:0 -o match:'^ID_FS_TYPE=ext4$' -o match:'^ID_FS_LABEL=compat$' \
+		-o match:'^ID_FS_UUID=0d0d0d0d-0000-4000-8000-000000000001$' \
+		-o match:"^DEVNAME=/dev/$(basename "$l")$" -o match:'^SUBSYSTEM=block$' \
+		./udevadm info --query=property --name="$PWD/dev/disk/by-label/compat"
+	atf_check -s exit:1 -e ignore ./udevadm info --query=property --name=/dev/nonexistent
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm monitor
+	atf_check -s exit:2 -e match:'not supported by initdev' ./udevadm trigger --action=remove
+	atf_check -s exit:0 ./udevadm info --cleanup-db
+	atf_check -s exit:0 ./udevadm control --exit
+	[ ! -e run/control ] || atf_fail "daemon still there"
+	atf_check -s exit:1 ./udevadm settle --timeout=1
+}
+udevadm_compat_cleanup() { cleanup_root; }
+
+atf_init_test_cases() {
+	atf_add_test_case links_and_hostile_labels
+	atf_add_test_case detach_and_reattach
+	atf_add_test_case wait_without_daemon
+	atf_add_test_case udevadm_compat
+}

@@ -1,0 +1,433 @@
+#! /usr/bin/env atf-sh
+# SPDX-License-Identifier: MIT
+# The socket handoff against the real kernel: a holder keeps a bound uevent
+# socket, events queue in it, `adopt` hands it to a stand-in for udevd
+# (handoff-helper report), which must find every queued event there.
+# Events come only from writing "change" to /sys/devices/virtual/mem/null/uevent.
+# NEVER run a real device manager here.
+
+# every body starts with setup_vars: HP is the helper, RUN the holder's run dir
+setup_vars() {
+	HP="$(atf_get_srcdir)/../handoff-helper"
+	RUN="$PWD/run"
+}
+NULL_UEVENT=/sys/devices/virtual/mem/null/uevent
+
+# start_holder [HOLD ARGS]: a holder on ./run; its pid in holder.pid
+start_holder() {
+	mkdir -p -m 0700 "$RUN"
+	"$HP" hold --run "$RUN" "$@" > hold.out 2> holder.log &
+	echo $! > holder.pid
+	i=0
+	while ! [ -S "$RUN/handoff" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -S "$RUN/handoff" ] || atf_fail "holder did not come up: $(cat holder.log)"
+	HOLDER=$(cat holder.pid)
+	SOCK_INO=$(sed -n 's/^sock_ino=//p' hold.out)
+}
+
+# two harmless events; SEQ0 is the kernel's counter before, SEQ1 after
+make_events() {
+	SEQ0=$(cat /sys/kernel/uevent_seqnum)
+	echo change > $NULL_UEVENT
+	echo change > $NULL_UEVENT
+	SEQ1=$(cat /sys/kernel/uevent_seqnum)
+}
+
+# the stand-in must have received both mem/null events, with credentials
+check_events() {
+	for s in $(seq $((SEQ0 + 1)) $SEQ1); do
+		grep -q "^event=$s " "$1" || atf_fail "SEQNUM $s not received: $(cat "$1")"
+	done
+	n=$(grep -c "^event=.* change@/devices/virtual/mem/null creds=0:0$" "$1")
+	[ "$n" -ge 2 ] || atf_fail "mem/null events missing or without credentials: $(cat "$1")"
+}
+
+# wait_exit PID SECONDS: the holder's exit status (it is our child)
+wait_exit() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt $(($2 * 20)) ]; do sleep 0.05; i=$((i + 1)); done
+	kill -0 "$1" 2>/dev/null && atf_fail "holder $1 still running after $2 s"
+	wait "$1"
+}
+
+# wait_log PATTERN: the holder logs PATTERN within 5 s (it logs after the peer left)
+wait_log() {
+	for _ in $(seq 50); do
+		grep -q "$1" holder.log && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+cleanup_holder() {
+	[ -f holder.pid ] && kill -9 "$(cat holder.pid)" 2>/dev/null
+	[ -f rundir ] && rm -rf "$(cat rundir)"
+	true
+}
+
+atf_test_case handed_over cleanup
+handed_over_head() {
+	atf_set descr "queued events reach the adopting program on fd 3, with credentials"
+	atf_set require.user root
+}
+handed_over_body() {
+	setup_vars
+	echo marker > marker
+	# an inherited fd the holder must close; without SO_PASSCRED and with
+	# a small buffer, so adopt must be the one to set both
+	start_holder --timeout 60 --no-passcred --rcvbuf 65536 9< marker
+	[ "$(tr '\0' '\n' < /proc/$HOLDER/cmdline | head -1)" = @initdev-holder ] ||
+		atf_fail "argv[0] is not @initdev-holder"
+	[ "$(readlink /proc/$HOLDER/cwd)" = / ] || atf_fail "holder cwd not /"
+	for f in /proc/$HOLDER/fd/*; do
+		[ "$(readlink "$f")" = "$PWD/marker" ] && atf_fail "holder kept $f open"
+	done
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	check_events out
+	grep -qx 'listen_fds=1' out || atf_fail "LISTEN_FDS: $(cat out)"
+	grep -qx 'listen_pid=self' out || atf_fail "LISTEN_PID is not the program's pid"
+	grep -qx 'listen_fdnames=systemd-udevd-kernel.socket' out || atf_fail "LISTEN_FDNAMES"
+	grep -qx 'open_fds= 0 1 2 3' out || atf_fail "other fds left open: $(grep open_fds out)"
+	grep -q "^fd3=netlink:raw:15 passcred=1 .* ino=$SOCK_INO$" out ||
+		atf_fail "fd 3 is not the held socket with SO_PASSCRED: $(grep ^fd3 out)"
+	rcvbuf=$(sed -n 's/^fd3=.* rcvbuf=\([0-9]*\) .*/\1/p' out)
+	[ "$rcvbuf" -ge $((128 * 1024 * 1024)) ] || atf_fail "receive buffer $rcvbuf"
+	wait_exit "$HOLDER" 5 || atf_fail "holder exit status $? after handing over"
+	grep -q "handed to pid .*about [0-9]* events (SEQNUM" holder.log ||
+		atf_fail "holder did not log the handover: $(cat holder.log)"
+	[ ! -e "$RUN/handoff" ] || atf_fail "run/handoff left behind"
+}
+handed_over_cleanup() { cleanup_holder; }
+
+atf_test_case holder_timeout cleanup
+holder_timeout_head() {
+	atf_set descr "a holder nobody fetches from exits 1 after --timeout, logging what it drops"
+	atf_set require.user root
+}
+holder_timeout_body() {
+	setup_vars
+	start_holder --timeout 1
+	make_events
+	wait_exit "$HOLDER" 5 && atf_fail "holder exited 0 after a timeout"
+	line=$(grep "nobody fetched it within 1 s; dropping the uevent socket: about" holder.log) ||
+		atf_fail "drop not logged: $(cat holder.log)"
+	# the range logged covers both events (other uevents may widen it)
+	first=$(echo "$line" | sed -n 's/.*(SEQNUM \([0-9]*\)\.\..*/\1/p')
+	last=$(echo "$line" | sed -n 's/.*\.\.\([0-9]*\)).*/\1/p')
+	[ "$first" -le $((SEQ0 + 1)) ] && [ "$last" -ge "$SEQ1" ] ||
+		atf_fail "range $first..$last does not cover $((SEQ0 + 1))..$SEQ1"
+	[ ! -e "$RUN/handoff" ] || atf_fail "run/handoff left behind"
+}
+holder_timeout_cleanup() { cleanup_holder; }
+
+atf_test_case holder_sigterm cleanup
+holder_sigterm_head() {
+	atf_set descr "SIGTERM ends the holder at once"
+	atf_set require.user root
+}
+holder_sigterm_body() {
+	setup_vars
+	start_holder --timeout 60
+	kill -TERM "$HOLDER"
+	wait_exit "$HOLDER" 2 && atf_fail "holder exited 0 on SIGTERM"
+	grep -q "signal 15; dropping" holder.log || atf_fail "not logged: $(cat holder.log)"
+	[ ! -e "$RUN/handoff" ] || atf_fail "run/handoff left behind"
+}
+holder_sigterm_cleanup() { cleanup_holder; }
+
+atf_test_case no_holder
+no_holder_head() {
+	atf_set descr "without a holder adopt warns and runs the program unchanged"
+	atf_set require.user root
+}
+no_holder_body() {
+	setup_vars
+	mkdir -m 0700 run
+	atf_check -s exit:0 -e match:'no holder at .*run/handoff' -o save:out \
+		"$HP" --run "$RUN" adopt --timeout 1 -- "$HP" report
+	grep -qx 'listen_fds=unset' out || atf_fail "LISTEN_FDS set: $(cat out)"
+	atf_check -s exit:127 -e match:'cannot execute' \
+		"$HP" --run "$RUN" adopt -- "$PWD/no-such-program"
+	atf_check -s exit:1 -e match:'timed out' "$HP" wait-holder "$RUN" 300
+}
+
+atf_test_case holder_killed cleanup
+holder_killed_head() {
+	atf_set descr "a holder killed before adoption: adopt warns, the program runs unchanged"
+	atf_set require.user root
+}
+holder_killed_body() {
+	setup_vars
+	start_holder --timeout 60
+	kill -KILL "$HOLDER"
+	wait "$HOLDER"
+	atf_check -s exit:0 -e match:'no holder at .*Connection refused' -o save:out \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	grep -qx 'listen_fds=unset' out || atf_fail "LISTEN_FDS set: $(cat out)"
+}
+holder_killed_cleanup() { cleanup_holder; }
+
+atf_test_case non_root_refused cleanup
+non_root_refused_head() {
+	atf_set descr "a non-root peer is refused by SO_PEERCRED; root still gets the socket"
+	atf_set require.user root
+	atf_set require.progs setpriv
+}
+non_root_refused_body() {
+	setup_vars
+	# a run dir uid 65534 can reach, opened up so only SO_PEERCRED refuses
+	base=$(mktemp -d /tmp/initdev-handoff.XXXXXX) && echo "$base" > rundir
+	chmod 0755 "$base"
+	RUN=$base
+	start_holder --timeout 60
+	make_events
+	chmod 0755 "$RUN" && chmod 0777 "$RUN/handoff"
+	atf_check -s exit:0 -e match:'uid 65534 is not root' -o save:out \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$HP" --run "$RUN" adopt -- \
+		"$HP" report
+	grep -qx 'listen_fds=unset' out || atf_fail "non-root got a socket: $(cat out)"
+	grep -q 'refusing pid .*uid 65534' holder.log || atf_fail "refusal not logged"
+	kill -0 "$HOLDER" || atf_fail "holder gave up after the refusal"
+	atf_check -s exit:0 -e ignore -o save:out \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	check_events out
+	wait_exit "$HOLDER" 5 || atf_fail "holder exit status $?"
+}
+non_root_refused_cleanup() { cleanup_holder; }
+
+atf_test_case listen_fds_inherited cleanup
+listen_fds_inherited_head() {
+	atf_set descr "under socket activation the inherited kernel socket is replaced in place"
+	atf_set require.user root
+}
+listen_fds_inherited_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 4 of 2' -o save:out \
+		"$HP" activate systemd-udevd-control.socket:systemd-udevd-kernel.socket -- \
+		"$HP" --run "$RUN" adopt -- \
+		"$HP" report
+	ino3=$(sed -n 's/^inherited fd3_ino=\([0-9]*\) .*/\1/p' out)
+	ino4=$(sed -n 's/^inherited .*fd4_ino=\([0-9]*\)$/\1/p' out)
+	grep -qx 'listen_fds=2' out || atf_fail "LISTEN_FDS: $(cat out)"
+	grep -qx 'listen_pid=self' out || atf_fail "LISTEN_PID"
+	grep -qx 'listen_fdnames=systemd-udevd-control.socket:systemd-udevd-kernel.socket' out ||
+		atf_fail "names changed: $(grep fdnames out)"
+	grep -q "^fd3=unix:seqpacket:0 .* ino=$ino3$" out || atf_fail "control socket not kept"
+	grep -q "^fd4=netlink:raw:15 passcred=1 .* ino=$SOCK_INO$" out ||
+		atf_fail "fd 4 is not the held socket (inherited was $ino4): $(grep ^fd4 out)"
+	check_events out
+	wait_exit "$HOLDER" 5 || atf_fail "holder exit status $?"
+}
+listen_fds_inherited_cleanup() { cleanup_holder; }
+
+atf_test_case activation_copy_retired cleanup
+activation_copy_retired_head() {
+	atf_set descr "PID 1's copy of the kernel socket stops queueing once ours replaces it, and rejoins when the service restarts without a holder"
+	atf_set require.user root
+}
+activation_copy_retired_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -o save:out -e save:err \
+		"$HP" activate --keep-copy systemd-udevd-control.socket:systemd-udevd-kernel.socket -- \
+		"$HP" --run "$RUN" adopt --timeout 1 -- \
+		"$HP" report
+	# first start: ours replaced the copy, which left group 1 and was drained
+	grep -q 'uevent socket as fd 4 of 2' err || atf_fail "not handed over: $(cat err)"
+	grep -q 'inherited kernel socket (fd 4, socket activation.s copy) left group 1; dropped the [1-9][0-9]* events' err ||
+		atf_fail "the copy was not retired: $(cat err)"
+	grep -qx 'copy_after_start=0' out || atf_fail "the copy still queues: $(grep copy_ out)"
+	check_events out
+	# restart: no holder any more, the service gets the copy back, subscribed
+	grep -q 'no holder at' err || atf_fail "second start found a holder: $(cat err)"
+	grep -q 'inherited kernel socket (fd 4) rejoined group 1' err ||
+		atf_fail "the copy did not rejoin: $(cat err)"
+	grep -qx 'copy_after_restart=[1-9][0-9]*' out ||
+		atf_fail "the copy hears nothing after the restart: $(grep copy_ out)"
+}
+activation_copy_retired_cleanup() { cleanup_holder; }
+
+atf_test_case listen_fds_appended cleanup
+listen_fds_appended_head() {
+	atf_set descr "inherited sockets without a kernel one: ours is added after them"
+	atf_set require.user root
+}
+listen_fds_appended_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 4 of 2' -o save:out \
+		"$HP" activate --unix-only systemd-udevd-control.socket -- \
+		"$HP" --run "$RUN" adopt -- \
+		"$HP" report
+	grep -qx 'listen_fds=2' out || atf_fail "LISTEN_FDS: $(cat out)"
+	grep -qx 'listen_fdnames=systemd-udevd-control.socket:systemd-udevd-kernel.socket' out ||
+		atf_fail "names: $(grep fdnames out)"
+	grep -q "^fd3=unix:seqpacket:0 " out || atf_fail "control socket moved"
+	grep -q "^fd4=netlink:raw:15 passcred=1 .* ino=$SOCK_INO$" out || atf_fail "fd 4: $(cat out)"
+	check_events out
+}
+listen_fds_appended_cleanup() { cleanup_holder; }
+
+atf_test_case listen_fds_for_another_pid cleanup
+listen_fds_for_another_pid_head() {
+	atf_set descr "LISTEN_FDS meant for another process is replaced, as sd_listen_fds ignores it"
+	atf_set require.user root
+}
+listen_fds_for_another_pid_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		env LISTEN_FDS=2 LISTEN_PID=1 LISTEN_FDNAMES=a:b \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	grep -qx 'listen_fds=1' out || atf_fail "LISTEN_FDS: $(cat out)"
+	grep -qx 'listen_pid=self' out || atf_fail "LISTEN_PID"
+	grep -qx 'listen_fdnames=systemd-udevd-kernel.socket' out || atf_fail "LISTEN_FDNAMES"
+	check_events out
+}
+listen_fds_for_another_pid_cleanup() { cleanup_holder; }
+
+atf_test_case peer_dies_before_ack cleanup
+peer_dies_before_ack_head() {
+	atf_set descr "a fetcher that exits without confirming: the holder keeps the socket"
+	atf_set require.user root
+}
+peer_dies_before_ack_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	atf_check -s exit:0 -o match:'^reply=OK about .* fds=1$' "$HP" fetch-noack "$RUN"
+	kill -0 "$HOLDER" || atf_fail "holder exited though nobody confirmed"
+	wait_log 'did not take the uevent socket .*still holding' ||
+		atf_fail "not logged: $(cat holder.log)"
+	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report
+	check_events out
+	wait_exit "$HOLDER" 5 || atf_fail "holder exit status $?"
+}
+peer_dies_before_ack_cleanup() { cleanup_holder; }
+
+# start_daemon CMDLINE: an initdev daemon on ./run and a tmpfs ./dev, no
+# coldplug; $ID runs initdev against it, $pid is the daemon
+start_daemon() {
+	ID0="$(atf_get_srcdir)/../../initdev"
+	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	echo "$1" > cmdline
+	: > rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules"
+	pid=$(cat "$RUN/pid")
+	echo "$pid" > holder.pid
+}
+
+# udevadm_exit: dracut's `udevadm control --exit`, through the udevadm name
+udevadm_exit() {
+	ln -s "$ID0" udevadm
+	INITDEV_RUN_DIR=$RUN INITDEV_DEV_DIR=$PWD/dev INITDEV_CMDLINE=$PWD/cmdline \
+		atf_check -s exit:0 -e ignore ./udevadm control --exit
+}
+
+daemon_cleanup() {
+	cleanup_holder
+	umount "$PWD/dev" 2>/dev/null
+	true
+}
+
+atf_test_case udevadm_exit_hands_off cleanup
+udevadm_exit_hands_off_head() {
+	atf_set descr "dracut's udevadm control --exit makes the daemon the holder; events queue for adopt"
+	atf_set require.user root
+}
+udevadm_exit_hands_off_body() {
+	setup_vars
+	start_daemon "quiet rd.initdev.handoff_timeout=30"
+	udevadm_exit
+	[ "$(tr '\0' '\n' < /proc/$pid/cmdline | head -1)" = @initdev-holder ] ||
+		atf_fail "daemon $pid did not become the holder"
+	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		$ID adopt -- "$HP" report
+	check_events out
+}
+udevadm_exit_hands_off_cleanup() { daemon_cleanup; }
+
+atf_test_case udevadm_exit_no_handoff cleanup
+udevadm_exit_no_handoff_head() {
+	atf_set descr "with rd.initdev.handoff=0, udevadm control --exit stops the daemon: no holder"
+	atf_set require.user root
+}
+udevadm_exit_no_handoff_body() {
+	setup_vars
+	start_daemon "rd.initdev.handoff=0"
+	udevadm_exit
+	[ -e /proc/$pid ] && atf_fail "daemon $pid still running: $(tr '\0' ' ' < /proc/$pid/cmdline)"
+	[ ! -e "$RUN/handoff" ] || atf_fail "a holder socket appeared"
+	atf_check -s exit:0 -e match:'no holder' -o save:out $ID adopt --timeout 1 -- "$HP" report
+	grep -qx 'listen_fds=unset' out || atf_fail "a socket was handed over: $(cat out)"
+}
+udevadm_exit_no_handoff_cleanup() { daemon_cleanup; }
+
+atf_test_case daemon_handoff cleanup
+daemon_handoff_head() {
+	atf_set descr "initdev daemon -> initdev handoff -> initdev adopt: same pid holds, events arrive"
+	atf_set require.user root
+}
+daemon_handoff_body() {
+	setup_vars
+	start_daemon ""
+	atf_check -s exit:0 $ID handoff --timeout 10
+	[ "$(tr '\0' '\n' < /proc/$pid/cmdline | head -1)" = @initdev-holder ] ||
+		atf_fail "daemon $pid did not become the holder"
+	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
+	[ ! -e "$RUN/control" ] || atf_fail "control socket left behind"
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		$ID adopt -- "$HP" report
+	check_events out
+	i=0
+	while [ -e /proc/$pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	[ ! -e "$RUN/handoff" ] || atf_fail "run/handoff left behind"
+}
+daemon_handoff_cleanup() { daemon_cleanup; }
+
+atf_test_case overflow_preserved cleanup
+overflow_preserved_head() {
+	atf_set descr "an overflow while held reaches the new owner as ENOBUFS"
+	atf_set require.user root
+}
+overflow_preserved_body() {
+	setup_vars
+	start_holder --timeout 60 --rcvbuf 1
+	for i in $(seq 20); do echo change > $NULL_UEVENT; done
+	atf_check -s exit:0 -e match:'overflowed' -o save:out \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	[ "$(grep -m1 -e '^enobufs' -e '^event=' out)" = enobufs ] ||
+		atf_fail "ENOBUFS not seen first: $(cat out)"
+	grep -q '^event=.*mem/null' out || atf_fail "queued events lost: $(cat out)"
+}
+overflow_preserved_cleanup() { cleanup_holder; }
+
+atf_init_test_cases() {
+	atf_add_test_case handed_over
+	atf_add_test_case holder_timeout
+	atf_add_test_case holder_sigterm
+	atf_add_test_case no_holder
+	atf_add_test_case holder_killed
+	atf_add_test_case non_root_refused
+	atf_add_test_case listen_fds_inherited
+	atf_add_test_case listen_fds_appended
+	atf_add_test_case activation_copy_retired
+	atf_add_test_case listen_fds_for_another_pid
+	atf_add_test_case peer_dies_before_ack
+	atf_add_test_case overflow_preserved
+	atf_add_test_case daemon_handoff
+	atf_add_test_case udevadm_exit_hands_off
+	atf_add_test_case udevadm_exit_no_handoff
+}
