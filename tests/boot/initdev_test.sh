@@ -213,11 +213,13 @@ hostile_labels_body() {
 	# shellcheck disable=SC2086 # word splitting of the qemu arguments is wanted
 	initdev_boot "root=UUID=$ROOT_UUID" \
 		-drive file=root.ext4,if=virtio,format=raw $HOSTILE_QEMU_ARGS
-	boot_links boot.log | grep '^by-label/' > labels.got
-	printf '%s\n' "by-label/$HOSTILE_3_ENC -> /dev/vdd" \
-		"by-label/$HOSTILE_2_ENC -> /dev/vdc" \
-		"by-label/$HOSTILE_1_ENC -> /dev/vdb" \
-		"by-label/$ROOT_LABEL -> /dev/vda" | LC_ALL=C sort > labels.want
+	# targets as by-path names: vdX follow probe order, which parallel
+	# driver loading varies; QEMU gives the drives PCI slots 3-6 in order
+	boot_links boot.log | by_path_targets | grep '^by-label/' | LC_ALL=C sort > labels.got
+	printf '%s\n' "by-label/$HOSTILE_3_ENC -> by-path/pci-0000:00:06.0" \
+		"by-label/$HOSTILE_2_ENC -> by-path/pci-0000:00:05.0" \
+		"by-label/$HOSTILE_1_ENC -> by-path/pci-0000:00:04.0" \
+		"by-label/$ROOT_LABEL -> by-path/pci-0000:00:03.0" | LC_ALL=C sort > labels.want
 	if ! diff -u labels.want labels.got; then
 		fail_with_log "by-label links differ from the udev-encoded names (diff above)"
 	fi

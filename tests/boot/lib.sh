@@ -357,8 +357,10 @@ boot_load_stage() {
 	INITDEV_BIN=$INITDEV_STAGE$INITDEV_SBINDIR/initdev
 	INITDEV_MODULE=$INITDEV_STAGE$INITDEV_DRACUTMODULESDIR/90initdev
 	INITDEV_REALROOT=$INITDEV_STAGE$INITDEV_PKGDATADIR/real-root
-	[ -f "$INITDEV_BIN" ] && [ -x "$INITDEV_BIN" ] ||
-		{ echo "boot_load_stage: no staged binary $INITDEV_BIN" >&2; return 1; }
+	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
+		echo "boot_load_stage: no staged binary $INITDEV_BIN" >&2
+		return 1
+	fi
 	[ -f "$INITDEV_MODULE/module-setup.sh" ] ||
 		{ echo "boot_load_stage: no staged module $INITDEV_MODULE" >&2; return 1; }
 	[ -d "$INITDEV_REALROOT" ] ||

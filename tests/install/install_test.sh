@@ -157,7 +157,7 @@ configure_in() {
 	d=$1
 	shift
 	mkdir -p "$d" empty-pc
-	(cd "$d" && PKG_CONFIG_LIBDIR=${PC_DIR:-$PWD/../empty-pc} PKG_CONFIG_PATH= \
+	(cd "$d" && PKG_CONFIG_LIBDIR=${PC_DIR:-$PWD/../empty-pc} PKG_CONFIG_PATH='' \
 		KMOD_CFLAGS=' ' KMOD_LIBS=-lkmod BLKID_CFLAGS=' ' BLKID_LIBS=-lblkid \
 		"$INITDEV_SRCDIR/configure" "$@" > out 2>&1)
 }
