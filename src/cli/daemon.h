@@ -28,6 +28,7 @@
 struct client {
 	int fd;
 	bool awaits_settle;
+	bool awaits_root;     /* "settle root": the root path is enough */
 	char awaits_name[WAIT_NAME_MAX]; /* initdev wait: "" if not waiting */
 	bool refused;   /* not root: answered with an error, then dropped */
 	uid_t uid;
@@ -49,6 +50,7 @@ struct daemon {
 	uint64_t deadline;
 	bool deadline_reported;
 	int listen_fd, sig_fd, ready_fd;
+	int self_fd;          /* our program, for the holder's exec (handoff_open_self) */
 	int caller_fd;        /* the starting command's stderr, until ready; -1 */
 	struct client clients[MAX_CLIENTS];
 	bool stop;

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/rank.h"
 #include "handlers/devtmpfs.h"
+#include "util/number.h"
 
 static const char *const phase_names[PHASE_COUNT] = {
 	[PHASE_STARTUP] = "startup",
@@ -46,6 +49,7 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 	e->log = log;
 	e->cmdline = cmdline;
 	e->gate.fd = -1;
+	e->reading = true;
 	e->start_usec = e->phase_since = now_monotonic_usec();
 	settle_init(&e->settle);
 	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
@@ -60,8 +64,9 @@ int engine_open(struct engine *e, const struct engine_config *cfg,
 	engine_init(e, cfg, cmdline, log);
 	r = gate_open(&e->gate, log, &so);
 	if (r < 0)
-		log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
-	return r;
+		return log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
+	e->gate.discard_after_loss = true; /* the rescan stands for them */
+	return 0;
 }
 
 static unsigned int worker_count(const struct engine *e)
@@ -131,11 +136,14 @@ static void preload(struct engine *e)
 
 static int begin_coldplug(struct engine *e)
 {
-	int r = coldplug_run_begin(&e->coldplug, e->cfg.subtrees, e->cfg.nsubtrees);
+	int r;
 
+	e->coldplug.root_first = e->root_first;
+	r = coldplug_run_begin(&e->coldplug, e->cfg.subtrees, e->cfg.nsubtrees);
 	if (r < 0)
 		return r;
 	e->settled = false;
+	e->root_settled = false;
 	enter_phase(e, PHASE_COLDPLUG);
 	return 0;
 }
@@ -144,6 +152,24 @@ int engine_coldplug(struct engine *e)
 {
 	return begin_coldplug(e);
 }
+
+/* ---- test seam: a handler that takes its time (--test-delay-ms) ---- */
+
+static bool delay_may_block(void *ctx, const struct uevent *ev)
+{
+	return true;
+}
+
+static void delay_handle(void *ctx, const struct handler_call *call)
+{
+	const unsigned int *ms = ctx;
+
+	usleep(*ms * 1000u);
+}
+
+static const struct handler_ops delay_handler = {
+	.name = "test-delay", .may_block = delay_may_block, .handle = delay_handle,
+};
 
 static int start_handlers(struct engine *e)
 {
@@ -156,11 +182,15 @@ static int start_handlers(struct engine *e)
 		.blacklist = e->cmdline->blacklist,
 		.nblacklist = e->cmdline->nblacklist,
 	};
+	int r;
 
 	e->devtmpfs = devtmpfs_choose(e->cfg.dev, e->cfg.no_devtmpfs, e->log);
 	hc.mknod = !e->devtmpfs;
 	e->handlers_up = true; /* fini undoes a partial set */
-	return handler_set_init(&e->handlers, &hc, e->log);
+	r = handler_set_init(&e->handlers, &hc, e->log);
+	if (r == 0 && e->cfg.test_delay_ms)
+		r = handler_set_add(&e->handlers, &delay_handler, &e->cfg.test_delay_ms);
+	return r;
 }
 
 /*
@@ -195,6 +225,8 @@ int engine_start(struct engine *e)
 	if (r < 0)
 		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
 	e->queue_up = true;
+	if (e->cmdline->has_root)
+		engine_await_root(e);
 	preload(e);
 	if (e->cfg.coldplug)
 		return begin_coldplug(e);
@@ -214,6 +246,7 @@ void engine_close(struct engine *e)
 	coldplug_run_fini(&e->coldplug);
 	settle_fini(&e->settle);
 	map_clear(&e->devices, NULL);
+	map_clear(&e->root_paths, NULL);
 	gate_close(&e->gate);
 }
 
@@ -246,12 +279,60 @@ static void event_done(struct engine *e, const char *synth_uuid)
 	e->events_handled++;
 }
 
+void engine_await_root(struct engine *e)
+{
+	if (e->root_first || !e->cmdline->root_first)
+		return;
+	e->root_first = true;
+	e->root_settled = false;
+	e->queue.reserve_root = 1; /* a worker stays free for the root path */
+	log_msg(e->log, LOG_DEBUG, "root first: storage and input go ahead");
+}
+
+/* Below a device already on the root path: the devpath's ancestors, nearest first. */
+static bool below_root_path(const struct engine *e, const char *devpath)
+{
+	char path[UEVENT_MSG_MAX];
+	char *slash;
+
+	if (e->root_paths.n == 0 || strlen(devpath) >= sizeof(path))
+		return false;
+	memcpy(path, devpath, strlen(devpath) + 1);
+	while ((slash = strrchr(path, '/')) != NULL && slash != path) {
+		*slash = '\0';
+		if (map_contains(&e->root_paths, path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is ev on the root path? Ranked whether or not a root is awaited yet: a
+ * wait that comes later finds the queue already sorted out.
+ */
+static bool on_root_path(struct engine *e, const struct uevent *ev)
+{
+	bool root = rank_of(ev->subsystem, ev->modalias) == RANK_ROOT ||
+		    below_root_path(e, ev->devpath);
+
+	if (ev->action == UEVENT_REMOVE)
+		map_remove(&e->root_paths, ev->devpath, NULL);
+	else if (root && map_add(&e->root_paths, ev->devpath, NULL) < 0)
+		log_msg(e->log, LOG_ERR, "out of memory ranking %s", ev->devpath);
+	return root;
+}
+
 void engine_feed(struct engine *e, const struct uevent *ev)
 {
 	bool blocks = handler_set_may_block(&e->handlers, ev);
+	bool root = on_root_path(e, ev);
 
 	track_device(e, ev);
 	e->settled = false;
+	if (root) {
+		e->events_root++;
+		e->root_settled = false;
+	}
 	if (blocks && !e->workers_started)
 		(void)start_workers(e);
 	/*
@@ -265,14 +346,22 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 		event_done(e, ev->synth_uuid);
 		return;
 	}
-	if (queue_push(&e->queue, ev) < 0)
+	if (queue_push(&e->queue, ev, root) < 0)
 		log_msg(e->log, LOG_ERR, "out of memory queueing event %llu; dropped",
 			(unsigned long long)ev->seqnum);
 }
 
 static void on_gate_event(void *userdata, const struct uevent *ev)
 {
-	engine_feed(userdata, ev);
+	struct engine *e = userdata;
+
+	if (!e->first_seqnum)
+		e->first_seqnum = ev->seqnum;
+	e->last_seqnum = ev->seqnum;
+	log_msg(e->log, LOG_DEBUG, "event %llu %s %s%s%s", (unsigned long long)ev->seqnum,
+		uevent_action_name(ev->action), ev->devpath, ev->synth_uuid ? " " : "",
+		ev->synth_uuid ? ev->synth_uuid : "");
+	engine_feed(e, ev);
 }
 
 static bool forget_gone(void *userdata, const char *devpath, void *value)
@@ -302,17 +391,38 @@ void engine_events_lost(struct engine *e)
 	(void)begin_coldplug(e);
 }
 
+/*
+ * Read only as far as ENGINE_IN_HAND_MAX allows; events handled at once on
+ * the main thread leave room for more, so a drain goes on (a bounded number
+ * of rounds, for fairness to the rest of the loop) while there is room.
+ */
+static bool read_socket(struct engine *e)
+{
+	for (int round = 0; round < 16 && e->gate.fd >= 0 && e->reading; round++) {
+		size_t hand = engine_in_hand(e);
+		unsigned int room = hand < ENGINE_IN_HAND_MAX ?
+				    (unsigned int)(ENGINE_IN_HAND_MAX - hand) : 0;
+		int r = room ? gate_read(&e->gate, on_gate_event, e, room) : 0;
+
+		if (r == -ENOBUFS) {
+			engine_events_lost(e);
+			return false;
+		}
+		if (r < 0) {
+			log_errno(e->log, LOG_ERR, r, "uevent socket");
+			return false;
+		}
+		if (room == 0)
+			return false; /* the hand is full: the rest waits */
+		if ((unsigned int)r < room)
+			return true;
+	}
+	return e->gate.fd < 0; /* no socket: nothing to drain */
+}
+
 void engine_on_socket(struct engine *e)
 {
-	int r;
-
-	if (e->gate.fd < 0)
-		return;
-	r = gate_read(&e->gate, on_gate_event, e, 64);
-	if (r == GATE_EVENTS_LOST)
-		engine_events_lost(e);
-	else if (r < 0)
-		log_errno(e->log, LOG_ERR, r, "uevent socket");
+	(void)read_socket(e);
 }
 
 void engine_on_done(struct engine *e)
@@ -368,12 +478,40 @@ static void check_settled(struct engine *e)
 	log_settled(e, seqnum);
 }
 
+static bool root_busy(struct engine *e)
+{
+	return coldplug_run_root_left(&e->coldplug) > 0 || settle_pending_root(&e->settle) > 0 ||
+	       queue_pending_root(&e->queue) > 0;
+}
+
+/*
+ * As check_settled, for the root path only: its work done, then the
+ * kernel's counter read and the socket drained; nothing new on the path.
+ */
+static void check_root_settled(struct engine *e)
+{
+	uint64_t seqnum, before = e->events_root;
+
+	if (e->root_settled || !e->root_first || e->phase < PHASE_COLDPLUG || root_busy(e))
+		return;
+	if (settle_read_kernel_seqnum(e->cfg.sysfs, &seqnum) < 0)
+		seqnum = 0;
+	if (!read_socket(e) || e->events_root != before || root_busy(e))
+		return;
+	e->root_settled = true;
+	if (!e->root_settled_usec)
+		e->root_settled_usec = now_monotonic_usec() - e->start_usec;
+	log_msg(e->log, LOG_INFO, "root path settled at kernel SEQNUM %llu after %.3f s",
+		(unsigned long long)seqnum, (double)(now_monotonic_usec() - e->start_usec) / 1e6);
+}
+
 void engine_step(struct engine *e)
 {
 	if (coldplug_run_step(&e->coldplug, &e->settle))
 		enter_phase(e, PHASE_SETTLING);
 	if (!e->coldplug.active && !e->settled && e->phase == PHASE_SETTLED)
 		enter_phase(e, PHASE_SETTLING);
+	check_root_settled(e);
 	check_settled(e);
 }
 
@@ -384,9 +522,24 @@ bool engine_has_work(const struct engine *e)
 
 /* ---- what the daemon asks ---- */
 
-int engine_socket_fd(const struct engine *e)
+int engine_socket_fd(struct engine *e)
 {
+	if (!e->reading || engine_in_hand(e) >= ENGINE_IN_HAND_MAX)
+		return -1;
 	return e->gate.fd;
+}
+
+size_t engine_stop_reading(struct engine *e)
+{
+	if (!e->reading)
+		return e->untriggered;
+	e->reading = false;
+	e->untriggered = coldplug_run_left(&e->coldplug);
+	coldplug_run_fini(&e->coldplug);
+	if (e->untriggered)
+		log_msg(e->log, LOG_NOTICE, "handoff: %zu devices were never triggered here",
+			e->untriggered);
+	return e->untriggered;
 }
 
 int engine_done_fd(const struct engine *e)
@@ -397,6 +550,11 @@ int engine_done_fd(const struct engine *e)
 bool engine_settled(const struct engine *e)
 {
 	return e->settled;
+}
+
+bool engine_root_settled(const struct engine *e)
+{
+	return e->settled || (e->root_first && e->root_settled);
 }
 
 size_t engine_in_hand(struct engine *e)
@@ -410,6 +568,29 @@ int engine_take_socket(struct engine *e)
 
 	e->gate.fd = -1; /* engine_close must not close it */
 	return fd;
+}
+
+/* VmHWM from /proc/self/status, in KiB; 0 if it cannot be read. */
+static uint64_t peak_rss_kib(void)
+{
+	char buf[4096], *p;
+	uint64_t kib = 0;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	if (p)
+		p += strlen("\nVmHWM:");
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p)
+		(void)number_parse(p, strspn(p, "0123456789"), UINT64_MAX, &kib);
+	return kib;
 }
 
 void engine_stats(struct engine *e, struct engine_stats *s)
@@ -432,10 +613,20 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->triggers = e->coldplug.triggers;
 	s->trigger_errors = e->coldplug.errors;
 	s->awaiting_reply = settle_pending(&e->settle);
+	s->untriggered = e->untriggered;
+	s->first_seqnum = e->first_seqnum;
+	s->last_seqnum = e->last_seqnum;
+	s->peak_rss_kib = peak_rss_kib();
+	s->root_first = e->root_first;
+	s->root_settled = engine_root_settled(e);
+	s->root_settled_usec = e->root_settled_usec;
+	s->events_root = e->events_root;
+	s->root_left = coldplug_run_root_left(&e->coldplug);
 	if (!hs->ready) /* not started: the handlers have nothing to say */
 		return;
 	s->nodes = devnode_count(&hs->devnode);
 	devnode_snapshot(&hs->devnode, &s->devnode);
+	disk_links_snapshot(&hs->links, &s->disk_links);
 	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
 }
 

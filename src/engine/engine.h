@@ -24,6 +24,14 @@
 #include "util/map.h"
 
 #define ENGINE_SUBTREES_MAX 64
+/*
+ * Backpressure: events taken from the socket and not yet handled (queued or
+ * running) never exceed this. The rest wait in the kernel socket, which is
+ * what a handoff passes on; so a handoff finishes at most this many events,
+ * however many devices there are. 64 keeps two workers per CPU busy on up
+ * to 16 CPUs while the queue stays a few hundred KiB.
+ */
+#define ENGINE_IN_HAND_MAX 64
 
 struct engine_config {
 	const char *sysfs;        /* default /sys */
@@ -39,6 +47,7 @@ struct engine_config {
 	bool test_unpaced;        /* test seam: write all triggers before reading */
 	unsigned int workers;     /* 0: rd.initdev.workers or 2 x CPUs */
 	int rcvbuf;               /* 0: default (test seam for overflow) */
+	unsigned int test_delay_ms; /* test seam: every event takes this long, on a worker */
 };
 
 enum engine_phase {
@@ -63,10 +72,19 @@ struct engine_stats {
 	size_t present;           /* devices added and not removed */
 	size_t nodes;
 	struct devnode_stats devnode;
+	struct disk_links_stats disk_links;
 	uint64_t triggers, trigger_errors;
 	size_t awaiting_reply;
+	size_t untriggered;       /* devices never triggered (a handoff stopped coldplug) */
+	uint64_t first_seqnum, last_seqnum; /* of the events taken from the socket; 0 none */
 	struct modload_stats modules;
 	unsigned int modules_loading;
+	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
+	bool root_first;          /* the root path is ranked first (rank.h) */
+	bool root_settled;
+	uint64_t root_settled_usec; /* when the root path settled (first time); 0 not yet */
+	uint64_t events_root;     /* events on the root path taken in */
+	size_t root_left;         /* root-path triggers not yet written */
 };
 
 struct engine {
@@ -86,6 +104,14 @@ struct engine {
 	struct coldplug_run coldplug;
 	struct map devices;         /* devpaths added and not removed */
 	uint64_t rescans, events_handled;
+	uint64_t first_seqnum, last_seqnum; /* taken from the socket */
+	bool reading;               /* false once a handoff began: the socket is left alone */
+	bool root_first;            /* rank the root path first (rank.h) */
+	struct map root_paths;      /* devpaths on the root path: what is below them is too */
+	uint64_t events_root;
+	bool root_settled;          /* settled as far as the root path goes */
+	uint64_t root_settled_usec;
+	size_t untriggered;
 	bool settled;
 	enum engine_phase phase;
 	uint64_t phase_since;
@@ -118,8 +144,11 @@ void engine_events_lost(struct engine *e);
 /* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
 int engine_coldplug(struct engine *e);
 
-/* Poll these: the socket (-1 if none) and the done list's eventfd. */
-int engine_socket_fd(const struct engine *e);
+/*
+ * Poll these: the socket (-1 if none, after engine_stop_reading, or while
+ * ENGINE_IN_HAND_MAX events are in hand) and the done list's eventfd.
+ */
+int engine_socket_fd(struct engine *e);
 int engine_done_fd(const struct engine *e);
 
 /* The socket is readable: take in what the kernel sent. */
@@ -132,8 +161,26 @@ void engine_step(struct engine *e);
 bool engine_has_work(const struct engine *e);
 
 bool engine_settled(const struct engine *e);
+
+/*
+ * Settled as far as the root path goes (rank.h): every root-path trigger
+ * written and its reply handled, no root-path event in hand, and the socket
+ * read up to the kernel's SEQNUM. The rest may still be loading. Without
+ * root first, the same as engine_settled.
+ */
+bool engine_root_settled(const struct engine *e);
+
+/* A root is awaited (initdev wait): rank the root path first from now on. */
+void engine_await_root(struct engine *e);
 /* Events taken in and not yet handled (queued or running). */
 size_t engine_in_hand(struct engine *e);
+
+/*
+ * A handoff begins: read nothing more from the socket (what is in it goes to
+ * the holder) and write no more triggers. The events in hand are still
+ * handled. Returns how many devices were never triggered.
+ */
+size_t engine_stop_reading(struct engine *e);
 
 /* For the handoff: the socket leaves the engine, unread, still bound. Its fd. */
 int engine_take_socket(struct engine *e);

@@ -55,6 +55,8 @@ static void events(struct out *o, const struct engine_stats *s)
 	num(o, "overflows", s->gate.overflows);
 	num(o, "rescans", s->rescans);
 	num(o, "queued", s->in_hand);
+	num(o, "first_seqnum", s->first_seqnum);
+	num(o, "last_seqnum", s->last_seqnum);
 	close_group(o);
 }
 
@@ -70,6 +72,28 @@ static void devices(struct out *o, const struct engine_stats *s)
 	num(o, "triggers", s->triggers);
 	num(o, "trigger_errors", s->trigger_errors);
 	num(o, "awaiting_reply", s->awaiting_reply);
+	num(o, "untriggered", s->untriggered);
+	close_group(o);
+}
+
+static void disk(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "disk_links");
+	num(o, "links", s->disk_links.links);
+	num(o, "conflicts", s->disk_links.conflicts);
+	num(o, "errors", s->disk_links.errors);
+	close_group(o);
+}
+
+static void ranks(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "root_first");
+	num(o, "active", s->root_first);
+	num(o, "settled", s->root_settled);
+	num(o, "settled_ms", s->root_settled_usec / 1000);
+	num(o, "root_events", s->events_root);
+	num(o, "other_events", s->handled > s->events_root ? s->handled - s->events_root : 0);
+	num(o, "root_triggers_left", s->root_left);
 	close_group(o);
 }
 
@@ -105,8 +129,11 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	str(&o, "settled", s->settled ? "yes" : "no");
 	str(&o, "dev_mode", s->devtmpfs ? "devtmpfs" : "mknod");
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
+	num(&o, "peak_rss_kib", s->peak_rss_kib);
 	events(&o, s);
 	devices(&o, s);
+	disk(&o, s);
+	ranks(&o, s);
 	modules(&o, s);
 	phases(&o, s);
 	if (json)

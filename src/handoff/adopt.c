@@ -194,6 +194,9 @@ static int adopt_fetch(struct adopt *a)
 	}
 	if (r == -EACCES)
 		snprintf(a->why, sizeof(a->why), "%s refused: %s", path, a->reply);
+	else if (r == -EADDRNOTAVAIL || r == -EPROTOTYPE)
+		snprintf(a->why, sizeof(a->why), "%s: refusing the socket it gave: %s", path,
+			 handoff_socket_why(r));
 	else if (r < 0)
 		snprintf(a->why, sizeof(a->why), "%s: no uevent socket received: %s", path,
 			 errno_text(r));

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -48,13 +49,29 @@ int handoff_check_bound_socket(int fd)
 {
 	struct sockaddr_nl a;
 	socklen_t len = sizeof(a);
+	uint32_t groups[4] = { 0 };
 	int r = handoff_check_uevent_socket(fd);
 
 	if (r < 0)
 		return r;
 	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
 		return -errno;
-	return len >= sizeof(a) && (a.nl_groups & 1) ? 0 : -EADDRNOTAVAIL;
+	if (len < sizeof(a) || a.nl_groups != 1)
+		return -EADDRNOTAVAIL;
+	/* groups joined after bind show only here */
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, groups, &len) < 0)
+		return -errno;
+	for (size_t i = 0; i < len / sizeof(groups[0]) && i < 4; i++)
+		if (groups[i] != (i == 0 ? 1u : 0u))
+			return -EADDRNOTAVAIL;
+	return 0;
+}
+
+const char *handoff_socket_why(int r)
+{
+	return r == -EADDRNOTAVAIL ? "not bound to the kernel's group alone (netlink group 1)" :
+	       r == -EPROTOTYPE ? "not a NETLINK_KOBJECT_UEVENT socket" : errno_text(r);
 }
 
 /* Close every fd from first up; close_range, or a loop on old kernels. */

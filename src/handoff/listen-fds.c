@@ -2,6 +2,7 @@
 #include "handoff/listen-fds.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +12,22 @@
 #include "handoff/handoff.h"
 #include "util/number.h"
 
-
-/* LISTEN_* as sd_listen_fds() would read them. -EINVAL if meant for us but bad. */
-int listen_env_read(struct listen_env *e)
+int listen_env_parse(struct listen_env *e, const char *fds, const char *pid,
+		     const char *names, pid_t self)
 {
-	const char *fds = getenv("LISTEN_FDS"), *pid = getenv("LISTEN_PID");
 	int p;
 
 	e->n = 0;
-	e->names = getenv("LISTEN_FDNAMES");
-	if (!fds || !pid || number_parse_int(pid, 1, INT_MAX, &p) < 0 || p != (int)getpid())
+	e->names = names;
+	if (!fds || !pid || number_parse_int(pid, 1, INT_MAX, &p) < 0 || p != (int)self)
 		return 0; /* not for this process: ours replaces it */
 	return number_parse_int(fds, 0, LISTEN_FDS_MAX, &e->n) < 0 ? -EINVAL : 0;
+}
+
+int listen_env_read(struct listen_env *e)
+{
+	return listen_env_parse(e, getenv("LISTEN_FDS"), getenv("LISTEN_PID"),
+				getenv("LISTEN_FDNAMES"), getpid());
 }
 
 /* Index of name in a ':'-separated list, or -1; *count gets the entries. */
@@ -84,24 +89,40 @@ static int place_alone(int fd)
 	return set_listen_env(1, HANDOFF_KERNEL_FDNAME);
 }
 
+char *listen_names_after(const char *names, int n)
+{
+	static const char unknown[] = "unknown:";
+	int count = 0;
+	bool keep;
+	size_t len;
+	char *out, *p;
+
+	if (names)
+		(void)name_index(names, "", &count);
+	keep = names && count == n; /* a name for each inherited fd: keep them */
+	len = (keep ? strlen(names) + 1 : (size_t)n * (sizeof(unknown) - 1)) +
+	      sizeof(HANDOFF_KERNEL_FDNAME);
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	p = out;
+	if (keep)
+		p = stpcpy(stpcpy(p, names), ":");
+	else
+		for (int i = 0; i < n; i++)
+			p = stpcpy(p, unknown);
+	strcpy(p, HANDOFF_KERNEL_FDNAME);
+	return out;
+}
+
 /* Inherited sockets without a kernel one: ours goes after them. */
 static int place_after(int fd, const struct listen_env *e)
 {
-	size_t len = (e->names ? strlen(e->names) : (size_t)e->n * 8) +
-		     sizeof(HANDOFF_KERNEL_FDNAME) + 1;
-	char *names = malloc(len), *p = names;
-	int count = 0, r = -ENOMEM;
+	char *names = listen_names_after(e->names, e->n);
+	int r;
 
 	if (!names)
-		return r;
-	if (e->names)
-		(void)name_index(e->names, "", &count);
-	if (count == e->n) /* names for the inherited ones: keep them */
-		p += snprintf(p, len, "%s:", e->names);
-	else
-		for (int i = 0; i < e->n; i++)
-			p += snprintf(p, len - (size_t)(p - names), "unknown:");
-	snprintf(p, len - (size_t)(p - names), HANDOFF_KERNEL_FDNAME);
+		return -ENOMEM;
 	r = move_fd(fd, 3 + e->n);
 	if (r == 0)
 		r = set_listen_env(e->n + 1, names);

@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <sys/types.h>
+
 #define LISTEN_FDS_MAX 1024         /* sanity bound on an inherited LISTEN_FDS */
 
 struct listen_env {
@@ -13,8 +15,22 @@ struct listen_env {
 	const char *names; /* LISTEN_FDNAMES, or NULL */
 };
 
-/* LISTEN_* as sd_listen_fds() would read them. -EINVAL if meant for us but bad. */
+/*
+ * LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES (any may be NULL) as sd_listen_fds()
+ * in process self would read them: meant for another process, or absent,
+ * they count as no fds. -EINVAL if meant for self but LISTEN_FDS is bad.
+ */
+int listen_env_parse(struct listen_env *e, const char *fds, const char *pid,
+		     const char *names, pid_t self);
+/* The same from the environment, for this process. */
 int listen_env_read(struct listen_env *e);
+
+/*
+ * LISTEN_FDNAMES for n inherited fds plus ours after them: the inherited
+ * names if there is exactly one for each, else "unknown" for each; then
+ * HANDOFF_KERNEL_FDNAME. Always n + 1 names. malloc'd; NULL on ENOMEM.
+ */
+char *listen_names_after(const char *names, int n);
 
 /* The inherited kernel socket: by type, else by name. Its fd, or -1. */
 int listen_find_inherited(const struct listen_env *e);
