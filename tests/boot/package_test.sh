@@ -43,8 +43,8 @@ deb_files() {
 		LC_ALL=C sort
 }
 
-# expect_depends DEB: Depends names libblkid1 and libc6 (shlibs), libkmod2
-# (dlopen()ed: no ELF dependency shows it) and dracut.
+# expect_depends DEB: Depends names libc6 (shlibs), libblkid1 and libkmod2
+# (dlopen()ed: no ELF dependency shows them) and dracut.
 expect_depends() {
 	dep=$(dpkg-deb -f "$1" Depends)
 	echo "package: Depends: $dep"
