@@ -1,19 +1,15 @@
 #! /usr/bin/env atf-sh
 # SPDX-License-Identifier: MIT
-# dracut images built with `--add initdev` (dracut-module/90initdev), booted
+# dracut images built with `--add initdev` (the installed 90initdev), booted
 # under QEMU/TCG: initdev, not systemd-udevd, populates /dev, loads the
 # drivers by MODALIAS and makes the /dev/disk links dracut's stock
 # non-systemd init.sh waits for; and those links match udev's, name for name.
 #
-# Inputs, each first found wins:
-#   the initdev binary: kyua/atf variable initdev_binary, environment
-#     INITDEV_BINARY, $(atf_get_srcdir)/../../initdev (the build tree);
-#   the dracut module:  variable initdev_dracut_module, environment
-#     INITDEV_DRACUT_MODULE, $(atf_get_srcdir)/90initdev (copied next to
-#     the test in the build tree), $(atf_get_srcdir)/../../dracut-module/90initdev
-#     (the source tree).
-# lib.sh comes from $(atf_get_srcdir), as for stock_test. While developing:
-#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/main/build/dev/initdev \
+# Inputs: what `make install` installed, staged by `make stage` (binary and
+# 90initdev; see initdev_locate in initdev-lib.sh), never the source tree.
+# make check passes the stage as the kyua variable stage_env. While
+# developing:
+#   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/initdev_test.sh -s /work/main/tests/boot CASE
 # BOOT_CACHE / boot_cache as in stock_test.sh. The module is never added to
 # the shared dracut tree copy: each (module, binary) pair gets its own tree.
@@ -217,11 +213,13 @@ hostile_labels_body() {
 	# shellcheck disable=SC2086 # word splitting of the qemu arguments is wanted
 	initdev_boot "root=UUID=$ROOT_UUID" \
 		-drive file=root.ext4,if=virtio,format=raw $HOSTILE_QEMU_ARGS
-	boot_links boot.log | grep '^by-label/' > labels.got
-	printf '%s\n' "by-label/$HOSTILE_3_ENC -> /dev/vdd" \
-		"by-label/$HOSTILE_2_ENC -> /dev/vdc" \
-		"by-label/$HOSTILE_1_ENC -> /dev/vdb" \
-		"by-label/$ROOT_LABEL -> /dev/vda" | LC_ALL=C sort > labels.want
+	# targets as by-path names: vdX follow probe order, which parallel
+	# driver loading varies; QEMU gives the drives PCI slots 3-6 in order
+	boot_links boot.log | by_path_targets | grep '^by-label/' | LC_ALL=C sort > labels.got
+	printf '%s\n' "by-label/$HOSTILE_3_ENC -> by-path/pci-0000:00:06.0" \
+		"by-label/$HOSTILE_2_ENC -> by-path/pci-0000:00:05.0" \
+		"by-label/$HOSTILE_1_ENC -> by-path/pci-0000:00:04.0" \
+		"by-label/$ROOT_LABEL -> by-path/pci-0000:00:03.0" | LC_ALL=C sort > labels.want
 	if ! diff -u labels.want labels.got; then
 		fail_with_log "by-label links differ from the udev-encoded names (diff above)"
 	fi
