@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
 	{ "handoff", cmd_handoff, "before switch_root: keep the uevent socket for the real root" },
 	{ "adopt", run_adopt, "in the real root: take the uevent socket and exec PROG with it" },
+	{ "rules", cmd_rules, "check rules files, or test them on one device" },
 };
 
 static void usage(FILE *f)
