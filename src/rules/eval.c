@@ -194,7 +194,8 @@ static unsigned int line_mask(const struct rules_event *ev)
 /* Returns 0 (next line, or *next set by a GOTO) or -errno to stop. */
 static int apply_line(struct evstate *s, const struct rules_line *l, size_t *next)
 {
-	const struct rules_token *t = &s->r->tokens[l->first], *end = t + l->n;
+	const struct rules_token *t = s->r->tokens ? &s->r->tokens[l->first] : NULL;
+	const struct rules_token *end = t ? t + l->n : NULL;
 	bool parents_done = false;
 
 	if (!(l->type & line_mask(s->ev)))

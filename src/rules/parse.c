@@ -664,7 +664,8 @@ static int parse_line(struct pstate *ps, const char *text)
 		free(buf);
 		return ret == -ENOMEM ? ret : 0;
 	}
-	sort_tokens(&r->tokens[tok0], ps->line->n);
+	if (ps->line->n > 0)
+		sort_tokens(&r->tokens[tok0], ps->line->n);
 	r->nlines++;
 	return 0;
 }

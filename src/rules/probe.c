@@ -424,7 +424,11 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 	struct exec_opts o = { .deadline_usec = s->ctx->deadline_usec, .out = out, .out_size = size,
 			       .err = err, .err_size = sizeof(err) };
 	struct exec_status st;
-	int r = exec_split(cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
+	int r;
+
+	if (s->ctx->no_programs)
+		return -EPERM;
+	r = exec_split(cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
 
 	if (r <= 0 || !argv[0][0]) {
 		ev_log(s, LOG_ERR, "invalid command '%s'", cmd);

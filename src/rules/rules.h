@@ -291,6 +291,7 @@ struct rules_ctx {
 	const char *virt;       /* CONST{virt}; NULL: "none" */
 	uint64_t deadline_usec; /* monotonic; PROGRAM/IMPORT killed then; 0: none */
 	bool no_writes;         /* test mode: ATTR{}=/SYSCTL{}= are logged, not written */
+	bool no_programs;       /* PROGRAM and IMPORT{program} fail without running (fuzzing) */
 	rules_builtin_fn builtin;
 	rules_record_fn record;
 	void *u;
