@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/wait.h"
+#include "names/wait-spec.h"
 
 static void check_name(const char *spec, const char *name)
 {

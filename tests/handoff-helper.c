@@ -2,9 +2,13 @@
 /*
  * Test helper for tests/handoff_test.sh, one program with several roles:
  *   handoff-helper hold --run DIR [--timeout S] [--rcvbuf N] [--no-passcred]
- *       open and bind a uevent socket, print "sock_ino=N", become the holder
- *       through handoff_exec_holder (which execs this program as
- *       @initdev-holder; that argv[0] runs cmd_holder)
+ *                       [--groups MASK]
+ *       open and bind a uevent socket (to MASK instead of group 1), print
+ *       "sock_ino=N", become the holder through handoff_exec_holder (which
+ *       execs this program as @initdev-holder; that argv[0] runs cmd_holder)
+ *   handoff-helper fake-holder DIR MASK
+ *       a holder that hands over a uevent socket bound to the groups MASK
+ *       (one fetch, then exits)
  *   handoff-helper --run DIR adopt [ADOPT ARGS]   cmd_adopt, as `initdev adopt`
  *   handoff-helper wait-holder DIR MS             handoff_wait_holder
  *   handoff-helper fetch-noack DIR                a client that dies mid-handoff:
@@ -43,6 +47,19 @@ static unsigned long sock_ino(int fd)
 	return fstat(fd, &st) == 0 ? (unsigned long)st.st_ino : 0;
 }
 
+/* A uevent socket bound to the groups in mask, fit for udevd otherwise. */
+static int bound_socket(unsigned int mask)
+{
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_groups = mask };
+	struct uevent_socket_info info;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    uevent_socket_configure(fd, 0, true, &info) < 0)
+		return -errno;
+	return fd;
+}
+
 static int hold(int argc, char **argv)
 {
 	struct uevent_socket_options opts = { 0 };
@@ -50,6 +67,7 @@ static int hold(int argc, char **argv)
 	struct logger log;
 	const char *run = NULL;
 	int timeout = 30, fd, r;
+	unsigned int groups = 1;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--run") == 0 && i + 1 < argc)
@@ -60,12 +78,14 @@ static int hold(int argc, char **argv)
 			opts.rcvbuf = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--no-passcred") == 0)
 			opts.no_passcred = true;
+		else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc)
+			groups = (unsigned int)strtoul(argv[++i], NULL, 0);
 		else
 			return 2;
 	}
 	if (!run)
 		return 2;
-	fd = uevent_socket_open(&opts, &info);
+	fd = groups == 1 ? uevent_socket_open(&opts, &info) : bound_socket(groups);
 	if (fd < 0) {
 		fprintf(stderr, "hold: uevent_socket_open: %s\n", strerror(-fd));
 		return 1;
@@ -186,6 +206,38 @@ static int activate(int argc, char **argv)
 	execvp(argv[3], argv + 3);
 	perror(argv[3]);
 	return 127;
+}
+
+/* Serve one "fetch" with a socket bound to mask, as a holder would. */
+static int fake_holder(const char *run, unsigned int mask)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char req[64], cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { "OK fake", 7 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0), nl = bound_socket(mask), conn;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/handoff", run);
+	if (lfd < 0 || nl < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(lfd, 1) < 0) {
+		perror("fake-holder");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	conn = accept(lfd, NULL, NULL);
+	if (conn < 0 || recv(conn, req, sizeof(req), 0) <= 0)
+		return 1;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &nl, sizeof(int));
+	if (sendmsg(conn, &mh, 0) < 0)
+		return 1;
+	(void)recv(conn, req, sizeof(req), 0); /* "ack", or the peer's close */
+	return 0;
 }
 
 static int fetch_noack(const char *run)
@@ -334,6 +386,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wait-holder: %s\n", strerror(-r));
 		return r < 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "fake-holder") == 0)
+		return fake_holder(argv[2], (unsigned int)strtoul(argv[3], NULL, 0));
 	if (argc == 3 && strcmp(argv[1], "fetch-noack") == 0)
 		return fetch_noack(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "activate") == 0)

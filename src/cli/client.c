@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* initdev settle / status / exit: ask the running daemon over its control socket. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,30 +14,18 @@
 #include "util/control.h"
 #include "handoff/handoff.h"
 #include "util/log.h"
-
-static int connect_daemon(struct cli *cli)
-{
-	int fd = control_connect(cli->run);
-
-	if (fd < 0)
-		fprintf(stderr, "initdev: no daemon at %s/control: %s\n", cli->run, strerror(-fd));
-	return fd;
-}
+#include "util/number.h"
 
 /* One request, one reply. Returns the reply length or -errno (reported). */
 static int ask(struct cli *cli, const char *req, char *reply, size_t size, int timeout_ms)
 {
-	int fd = connect_daemon(cli), r;
+	bool connected;
+	int r = control_request(cli->run, req, reply, size, timeout_ms, &connected);
 
-	if (fd < 0)
-		return fd;
-	r = control_send(fd, req);
-	/* a refusing daemon answers and hangs up at once: read its reason anyway */
-	if (r == 0 || r == -EPIPE || r == -ECONNRESET)
-		r = control_recv(fd, reply, size, timeout_ms);
-	close(fd);
-	if (r < 0 && r != -ETIMEDOUT)
-		fprintf(stderr, "initdev: %s: %s\n", req, strerror(-r));
+	if (!connected)
+		fprintf(stderr, "initdev: no daemon at %s/control: %s\n", cli->run, errno_text(r));
+	else if (r < 0 && r != -ETIMEDOUT)
+		fprintf(stderr, "initdev: %s: %s\n", req, errno_text(r));
 	else if (r > 0 && strncmp(reply, "ERR", 3) == 0) {
 		fprintf(stderr, "initdev: %s: %s\n", req, reply + 4);
 		return -EPERM;
@@ -47,17 +35,10 @@ static int ask(struct cli *cli, const char *req, char *reply, size_t size, int t
 
 static int parse_timeout(const char *arg, int *sec)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0 || v > 86400) {
-		fprintf(stderr, "initdev: --timeout %s: expected seconds (0..86400)\n", arg);
-		return -1;
-	}
-	*sec = (int)v;
-	return 0;
+	if (number_parse_int(arg, 0, 86400, sec) == 0)
+		return 0;
+	fprintf(stderr, "initdev: --timeout %s: expected seconds (0..86400)\n", arg);
+	return -1;
 }
 
 /* Parse "[--timeout S] [--json]"; returns 1 to go on, 0 for --help, -1 on error. */
@@ -127,18 +108,13 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 
 static pid_t read_pid(const char *run_dir)
 {
-	char path[PATH_MAX], buf[32] = "";
-	int fd;
-	ssize_t n;
+	char path[PATH_MAX];
+	uint64_t pid;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/pid", run_dir) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/pid", run_dir) >= sizeof(path) ||
+	    number_read_file(path, INT32_MAX, &pid) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? (pid_t)strtol(buf, NULL, 10) : -1;
+	return (pid_t)pid;
 }
 
 int cmd_exit(struct cli *cli, int argc, char **argv)
@@ -176,7 +152,7 @@ int cmd_handoff(struct cli *cli, int argc, char **argv)
 	r = handoff_wait_holder(cli->run, timeout * 1000);
 	if (r < 0) {
 		fprintf(stderr, "initdev: handoff: no holder at %s/handoff: %s\n", cli->run,
-			strerror(-r));
+			errno_text(r));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -7,15 +7,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "util/escape.h"
+#include "util/sigfd.h"
 #include "gate/gate.h"
 
 struct monitor {
@@ -101,23 +100,6 @@ static void print_summary(const struct gate_stats *s)
 	fprintf(stderr, ", overflows %llu\n", (unsigned long long)s->overflows);
 }
 
-static int signal_fd(void)
-{
-	sigset_t set;
-
-	/* a shell starts background jobs with SIGINT ignored; signalfd needs it live */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	int fd = signalfd(-1, &set, SFD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
 static int monitor_loop(struct gate *g, struct monitor *m, int sfd)
 {
 	struct pollfd p[2] = { { g->fd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
@@ -185,18 +167,18 @@ int cmd_monitor(struct cli *cli, int argc, char **argv)
 	}
 	r = gate_open(&g, &cli->log, &o);
 	if (r < 0) {
-		log_msg(&cli->log, LOG_ERR, "cannot open uevent socket: %s", strerror(-r));
+		log_errno(&cli->log, LOG_ERR, r, "cannot open uevent socket");
 		free(m);
 		return EXIT_FAIL;
 	}
 	g.on_reject = on_reject;
 	g.userdata = m;
-	sfd = signal_fd();
+	sfd = sigfd_open(false);
 	fprintf(stderr, "listening: port %u, receive buffer %d bytes%s\n",
 		g.info.port, g.info.rcvbuf, o.no_passcred ? ", SO_PASSCRED off (test)" : "");
 	r = sfd < 0 ? sfd : monitor_loop(&g, m, sfd);
 	if (r < 0)
-		log_msg(&cli->log, LOG_ERR, "monitor: %s", strerror(-r));
+		log_errno(&cli->log, LOG_ERR, r, "monitor");
 	print_summary(&g.stats);
 	gate_close(&g);
 	if (sfd >= 0)

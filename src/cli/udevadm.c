@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "engine/cmdline.h"
 #include "util/control.h"
+#include "util/number.h"
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
 #define SETTLE_SLICE_MS 100    /* how often --exit-if-exists files are looked at */
@@ -43,20 +44,6 @@ static bool arg_is(const char *arg, const char *name, const char **value)
 	return true;
 }
 
-/* One request to the daemon; the reply in buf. <0 if no daemon or error. */
-static int request(struct cli *cli, const char *req, char *buf, size_t size, int timeout_ms)
-{
-	int fd = control_connect(cli->run), r;
-
-	if (fd < 0)
-		return fd;
-	r = control_send(fd, req);
-	if (r == 0)
-		r = control_recv(fd, buf, size, timeout_ms);
-	close(fd);
-	return r;
-}
-
 static bool any_exists(char **files, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -68,14 +55,9 @@ static bool any_exists(char **files, int n)
 /* Strict seconds (0..86400) as milliseconds; -1 if malformed. */
 static int seconds_ms(const char *v)
 {
-	char *end;
-	long s;
+	int s;
 
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	s = strtol(v, &end, 10);
-	return errno || *end || s > 86400 ? -1 : (int)s * 1000;
+	return number_parse_int(v, 0, 86400, &s) == 0 ? s * 1000 : -1;
 }
 
 /* udevadm settle [--timeout=S] [--exit-if-exists=F]...: 0 settled, 1 not. */
@@ -102,9 +84,9 @@ static int settle(struct cli *cli, int argc, char **argv)
 		if (any_exists(files, nfiles))
 			return EXIT_OK;
 		if (slice <= 0) /* --timeout=0: only ask, never wait */
-			return request(cli, "pending", buf, sizeof(buf), 1000) > 0 &&
+			return control_request(cli->run, "pending", buf, sizeof(buf), 1000, NULL) > 0 &&
 			       strncmp(buf, "OK settled", 10) == 0 ? EXIT_OK : EXIT_FAIL;
-		r = request(cli, "settle", buf, sizeof(buf), nfiles ? slice : timeout_ms - waited);
+		r = control_request(cli->run, "settle", buf, sizeof(buf), nfiles ? slice : timeout_ms - waited, NULL);
 		if (r > 0)
 			return strncmp(buf, "OK", 2) == 0 ? EXIT_OK : EXIT_FAIL;
 		if (r != -ETIMEDOUT)
@@ -135,7 +117,7 @@ static int trigger(struct cli *cli, int argc, char **argv)
 		return EXIT_OK;
 	if (strcmp(type, "devices") != 0)
 		return unsupported(argc, argv);
-	return request(cli, "coldplug", buf, sizeof(buf), 10000) > 0 &&
+	return control_request(cli->run, "coldplug", buf, sizeof(buf), 10000, NULL) > 0 &&
 	       strncmp(buf, "OK", 2) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -193,7 +175,7 @@ static int info(struct cli *cli, int argc, char **argv)
 	if (!name || !query || (strcmp(query, "property") && strcmp(query, "env")))
 		return unsupported(argc, argv);
 	snprintf(req, sizeof(req), "info %s", name);
-	if (request(cli, req, buf, sizeof(buf), 10000) <= 0 || strncmp(buf, "OK\n", 3) != 0) {
+	if (control_request(cli->run, req, buf, sizeof(buf), 10000, NULL) <= 0 || strncmp(buf, "OK\n", 3) != 0) {
 		fprintf(stderr, "device node not found\n");
 		return EXIT_FAIL;
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "util/number.h"
 
 #define MODULE_NAME_MAX 64 /* bytes of a module name we accept */
 #define WARN_MAX 16        /* warnings per parse before we only count them */
@@ -138,30 +139,13 @@ static const char *subject(char *buf, size_t size, const struct word *w)
 	return buf;
 }
 
-/* Strict decimal: digits only, no sign, no overflow. -1 unless 0..max. */
-static long parse_bounded(const char *s, size_t n, long max)
-{
-	long v = 0;
-
-	if (s == NULL || n == 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-		if (v > max)
-			return -1;
-	}
-	return v;
-}
-
 static int apply_number(struct parse *p, const struct option *o, const struct word *w)
 {
 	int *field = (int *)((char *)p->c + o->field);
-	long v = parse_bounded(w->val, w->vlen, o->max);
 	char subj[2 * ESC_MAX + 16];
+	uint64_t v;
 
-	if (v >= o->min) {
+	if (number_parse(w->val, w->vlen, (uint64_t)o->max, &v) == 0 && v >= (uint64_t)o->min) {
 		*field = (int)v;
 		return 0;
 	}

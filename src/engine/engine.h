@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The populator engine: one context for everything the daemon does.
- * Data flows one way: gate (socket, verify, parse) -> queue -> handlers on
- * worker threads (devnode, modload) -> done list -> settle bookkeeping.
- * Coldplug writes triggers in paced batches from the main loop.
+ * Data flows one way: gate (socket, verify, parse) -> queue -> the handler
+ * set, on the main thread or on worker threads -> done list -> settle
+ * bookkeeping. Coldplug writes triggers in paced batches from the main loop.
+ *
+ * The engine can run without a socket (engine_init, then engine_feed): that
+ * is how its unit test drives it. The daemon binds the socket first of all
+ * (engine_open), so that no kernel event is missed.
  */
 #pragma once
 
@@ -12,15 +16,11 @@
 
 #include "engine/cmdline.h"
 #include "engine/coldplug.h"
-#include "handlers/devnode.h"
-#include "handlers/disk.h"
-#include "gate/gate.h"
-#include "handlers/disk-links.h"
-#include "util/log.h"
-#include "handlers/modload.h"
 #include "engine/queue.h"
-#include "handlers/perms.h"
 #include "engine/settle.h"
+#include "gate/gate.h"
+#include "handlers/set.h"
+#include "util/log.h"
 #include "util/map.h"
 
 #define ENGINE_SUBTREES_MAX 64
@@ -28,7 +28,7 @@
 struct engine_config {
 	const char *sysfs;        /* default /sys */
 	const char *dev;          /* default /dev */
-	const char *rules_path;   /* default /etc/initdev/rules */
+	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
@@ -50,36 +50,42 @@ enum engine_phase {
 	PHASE_COUNT,
 };
 
+/* Everything `initdev status` reports, taken at one moment. */
+struct engine_stats {
+	enum engine_phase phase;
+	bool settled;
+	bool devtmpfs;
+	uint64_t uptime_usec;
+	uint64_t phase_usec[PHASE_COUNT];
+	struct gate_stats gate;
+	uint64_t handled, rescans;
+	size_t in_hand;           /* events queued or running */
+	size_t present;           /* devices added and not removed */
+	size_t nodes;
+	struct devnode_stats devnode;
+	uint64_t triggers, trigger_errors;
+	size_t awaiting_reply;
+	struct modload_stats modules;
+	unsigned int modules_loading;
+};
+
 struct engine {
 	struct engine_config cfg;
 	const struct logger *log;
 	const struct cmdline *cmdline;
-	struct gate gate;
-	struct perms perms;  
-	struct devnode devnode;
-	bool devtmpfs;            /* the kernel manages nodes */
-	struct disk_links links;       /* /dev/disk/by-* */
-	struct disk_ctx disk;
-	bool links_ready;
-	struct modload modload;
-	struct modload_worker *mworkers;
-	unsigned int nmworkers;
+	struct gate gate;           /* fd -1: no socket (engine_init, or taken) */
+	bool devtmpfs;              /* the kernel manages nodes */
+	struct handler_set handlers;
+	bool handlers_up;           /* handler_set_init done */
+	void **workers;             /* per queue worker: HANDLERS_MAX states */
+	unsigned int nworkers;
+	bool workers_started;       /* threads run (started on first need) */
 	struct queue queue;
-	bool queue_started;       /* queue_init done (handlers set up) */
-	bool workers_started;     /* threads run (started on first need) */
+	bool queue_up;
 	struct settle settle;
-	struct map devices;    /* devpaths added and not removed */
-
-	struct coldplug_list cp;  /* what is left to trigger */
-	size_t cp_next;
-	unsigned int cp_batch;
-	bool cp_active;
-	struct coldplug_uuids uuids; /* tags for our triggers */
-	bool synth_ok;            /* kernel takes "add UUID" (4.13+) */
-	bool synth_proven;        /* at least one UUID write succeeded */
-	uint64_t triggers, trigger_errors, rescans;
-	uint64_t events_handled;
-
+	struct coldplug_run coldplug;
+	struct map devices;         /* devpaths added and not removed */
+	uint64_t rescans, events_handled;
 	bool settled;
 	enum engine_phase phase;
 	uint64_t phase_since;
@@ -87,38 +93,52 @@ struct engine {
 	uint64_t start_usec;
 };
 
+/* An engine without a socket. cmdline must outlive it. */
+void engine_init(struct engine *e, const struct engine_config *cfg,
+		 const struct cmdline *cmdline, const struct logger *log);
+
 /*
- * Bind the uevent socket: the very first thing, so no event is missed.
- * cmdline must outlive the engine. Returns 0 or -errno (logged).
+ * engine_init, then bind the uevent socket: the very first thing a daemon
+ * does, so no event is missed. Returns 0 or -errno (logged).
  */
 int engine_open(struct engine *e, const struct engine_config *cfg,
 		const struct cmdline *cmdline, const struct logger *log);
 
-/* /dev mode, rules, workers, rd.driver.pre, then coldplug begins. 0 or -errno. */
+/* /dev mode, handlers, rd.driver.pre, then coldplug begins. 0 or -errno. */
 int engine_start(struct engine *e);
 
 void engine_close(struct engine *e);
 
+/* An accepted event, from the gate or from a test. */
+void engine_feed(struct engine *e, const struct uevent *ev);
+
+/* The event source lost events (socket overflow): rescan and re-trigger. */
+void engine_events_lost(struct engine *e);
+
 /* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
 int engine_coldplug(struct engine *e);
 
-/*
- * Append the block-device properties (ID_FS_*, ID_PART_ENTRY_*,
- * ID_PART_TABLE_*) known for devpath as KEY=VALUE lines to buf, advancing
- * *len. Nothing if devpath is not a probed block device.
- */
-void engine_block_properties(struct engine *e, const char *devpath, char *buf,
-			     size_t size, size_t *len);
+/* Poll these: the socket (-1 if none) and the done list's eventfd. */
+int engine_socket_fd(const struct engine *e);
+int engine_done_fd(const struct engine *e);
 
 /* The socket is readable: take in what the kernel sent. */
 void engine_on_socket(struct engine *e);
-/* queue.done_fd is readable: account for finished events. */
+/* The done fd is readable: account for finished events. */
 void engine_on_done(struct engine *e);
 /* Work the main loop does every turn: pace coldplug, check settle. */
 void engine_step(struct engine *e);
 /* True if the engine has more triggers to write right now (poll without sleeping). */
 bool engine_has_work(const struct engine *e);
 
+bool engine_settled(const struct engine *e);
+/* Events taken in and not yet handled (queued or running). */
+size_t engine_in_hand(struct engine *e);
+
+/* For the handoff: the socket leaves the engine, unread, still bound. Its fd. */
+int engine_take_socket(struct engine *e);
+
+void engine_stats(struct engine *e, struct engine_stats *s);
 const char *engine_phase_name(enum engine_phase p);
 
 /* Print pending work (triggers without reply, queued events, module loads). */

@@ -17,21 +17,12 @@ bool queue_devpaths_related(const char *a, const char *b)
 	       (longer[n] == '\0' || longer[n] == '/');
 }
 
-static const char *devpath_of(const struct queued_event *e)
+/* Same device, ancestor or descendant; a move ties the old name to the new one. */
+static bool events_related(const struct uevent *a, const struct uevent *b)
 {
-	return e->payload + e->devpath_off;
-}
-
-static bool events_related(const struct queued_event *a, const struct queued_event *b)
-{
-	if (queue_devpaths_related(devpath_of(a), devpath_of(b)))
-		return true;
-	/* a move ties the old name to the new one */
-	if (a->devpath_old_off != SIZE_MAX &&
-	    queue_devpaths_related(a->payload + a->devpath_old_off, devpath_of(b)))
-		return true;
-	return b->devpath_old_off != SIZE_MAX &&
-	       queue_devpaths_related(b->payload + b->devpath_old_off, devpath_of(a));
+	return queue_devpaths_related(a->devpath, b->devpath) ||
+	       (a->devpath_old && queue_devpaths_related(a->devpath_old, b->devpath)) ||
+	       (b->devpath_old && queue_devpaths_related(b->devpath_old, a->devpath));
 }
 
 /* The oldest waiting event no older event is related to; NULL if none. */
@@ -43,7 +34,7 @@ static struct queued_event *next_runnable(struct queue *q)
 		if (e->running)
 			continue;
 		for (struct queued_event *o = q->head; o != e && !blocked; o = o->next)
-			blocked = events_related(o, e);
+			blocked = events_related(&o->ev, &e->ev);
 		if (!blocked)
 			return e;
 	}
@@ -106,9 +97,7 @@ static void *worker_main(void *arg)
 		e->running = true;
 		q->running++;
 		pthread_mutex_unlock(&q->lock);
-		/* the bytes were verified and parsed once already; this cannot fail */
-		if (uevent_parse(&w->ev, e->payload, e->len, NULL, 0) == UEVENT_PARSE_OK)
-			q->handle(q->ctx, w, &w->ev);
+		q->handle(q->ctx, w, &e->ev);
 		finish(q, e);
 	}
 }
@@ -186,21 +175,14 @@ void queue_stop(struct queue *q)
 
 int queue_push(struct queue *q, const struct uevent *ev)
 {
-	struct queued_event *e = malloc(sizeof(*e) + ev->len + 1);
+	struct queued_event *e = malloc(sizeof(*e));
 	bool grow;
 
 	if (!e)
 		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
-	memcpy(e->payload, ev->buf, ev->len);
-	e->payload[ev->len] = '\0';
-	e->len = ev->len;
-	e->seqnum = ev->seqnum;
-	/* the parsed pointers point into ev->buf; keep their offsets */
-	e->devpath_off = (size_t)(ev->devpath - ev->buf);
-	e->devpath_old_off = ev->devpath_old ? (size_t)(ev->devpath_old - ev->buf) : SIZE_MAX;
-	if (ev->synth_uuid && strlen(ev->synth_uuid) < sizeof(e->synth_uuid))
-		strcpy(e->synth_uuid, ev->synth_uuid);
+	e->next = NULL;
+	e->running = false;
+	uevent_copy(&e->ev, ev);
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = e;
@@ -225,14 +207,8 @@ bool queue_has_related(struct queue *q, const struct uevent *ev)
 	bool related = false;
 
 	pthread_mutex_lock(&q->lock);
-	for (struct queued_event *e = q->head; e && !related; e = e->next) {
-		const char *dp = e->payload + e->devpath_off;
-
-		related = queue_devpaths_related(dp, ev->devpath) ||
-			  (ev->devpath_old && queue_devpaths_related(dp, ev->devpath_old)) ||
-			  (e->devpath_old_off != SIZE_MAX &&
-			   queue_devpaths_related(e->payload + e->devpath_old_off, ev->devpath));
-	}
+	for (struct queued_event *e = q->head; e && !related; e = e->next)
+		related = events_related(&e->ev, ev);
 	pthread_mutex_unlock(&q->lock);
 	return related;
 }

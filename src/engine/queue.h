@@ -18,19 +18,14 @@
 
 struct queue_worker;
 
-/* Runs on a worker thread; ev is the worker's own parse of the payload. */
+/* Runs on a worker thread; ev is the queued event, parsed once at the gate. */
 typedef void (*queue_handler_fn)(void *ctx, struct queue_worker *w,
 				 const struct uevent *ev);
 
 struct queued_event {
 	struct queued_event *next;
-	uint64_t seqnum;
 	bool running;
-	char synth_uuid[40];   /* "" if none; settle matches replies by it */
-	size_t devpath_off;    /* devpath and devpath_old inside payload */
-	size_t devpath_old_off; /* SIZE_MAX if none */
-	size_t len;
-	char payload[];        /* the verified datagram, NUL-terminated */
+	struct uevent ev;      /* a copy owning its bytes (uevent_copy) */
 };
 
 struct queue_worker {
@@ -38,7 +33,6 @@ struct queue_worker {
 	pthread_t thread;
 	unsigned int index;
 	void *data;            /* per-worker handler state (e.g. kmod context) */
-	struct uevent ev;      /* scratch parse target */
 };
 
 struct queue {

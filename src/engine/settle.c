@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/number.h"
+
 void settle_init(struct settle *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -94,24 +96,11 @@ size_t settle_list_pending(const struct settle *s, size_t max,
 
 int settle_read_kernel_seqnum(const char *sysfs, uint64_t *seqnum)
 {
-	char path[PATH_MAX], buf[32];
-	char *end;
-	ssize_t n;
-	int fd;
+	char path[PATH_MAX];
+	int r;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", sysfs) >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
-	errno = 0;
-	*seqnum = strtoull(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n'))
-		return -EBADMSG;
-	return 0;
+	r = number_read_file(path, UINT64_MAX, seqnum);
+	return r == -EINVAL || r == -ERANGE ? -EBADMSG : r;
 }

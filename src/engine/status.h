@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What `initdev status` prints: counts, phase, time per phase. */
+/* What `initdev status` prints, and RUN/status.json: counts, phase, time per phase. */
 #pragma once
 
 #include <stdbool.h>
@@ -7,5 +7,6 @@
 
 #include "engine/engine.h"
 
-/* Format into buf (always NUL-terminated). Returns the length needed. */
-size_t status_format(struct engine *e, bool json, char *buf, size_t size);
+/* Format s into buf (always NUL-terminated). Returns the length needed:
+ * the output is complete only if that is less than size. */
+size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t size);

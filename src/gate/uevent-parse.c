@@ -9,6 +9,7 @@
 #include "util/escape.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -684,4 +685,30 @@ const char *uevent_get(const struct uevent *ev, const char *key)
 		if (strncmp(ev->env[i], key, klen) == 0 && ev->env[i][klen] == '=')
 			return ev->env[i] + klen + 1;
 	return NULL;
+}
+
+/* p pointed into src->buf: the same offset in dst->buf. */
+static const char *rebase(const struct uevent *dst, const struct uevent *src, const char *p)
+{
+	return p ? dst->buf + (p - src->buf) : NULL;
+}
+
+void uevent_copy(struct uevent *dst, const struct uevent *src)
+{
+	const char *const *from[] = { &src->devpath, &src->subsystem, &src->devname,
+				      &src->devpath_old, &src->devtype, &src->modalias,
+				      &src->driver, &src->synth_uuid };
+	const char **to[] = { &dst->devpath, &dst->subsystem, &dst->devname,
+			      &dst->devpath_old, &dst->devtype, &dst->modalias,
+			      &dst->driver, &dst->synth_uuid };
+
+	/* the fields, then only the bytes of buf in use (not all 8 KiB) */
+	size_t fields = offsetof(struct uevent, len);
+
+	memcpy((char *)dst + fields, (const char *)src + fields, sizeof(*src) - fields);
+	memcpy(dst->buf, src->buf, src->len + 1);
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++)
+		*to[i] = rebase(dst, src, *from[i]);
+	for (size_t i = 0; i < src->nenv; i++)
+		dst->env[i] = rebase(dst, src, src->env[i]);
 }

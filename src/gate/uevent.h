@@ -39,7 +39,7 @@ enum uevent_action {
 };
 
 struct uevent {
-	char buf[UEVENT_MSG_MAX + 1]; /* private copy, NUL-terminated */
+	char buf[UEVENT_MSG_MAX + 1]; /* private copy, NUL-terminated; first (uevent_copy) */
 	size_t len;                   /* payload bytes in buf */
 
 	enum uevent_action action;
@@ -80,6 +80,12 @@ enum uevent_parse_result {
  */
 enum uevent_parse_result uevent_parse(struct uevent *ev, const void *data,
 				      size_t len, char *err, size_t errlen);
+
+/*
+ * Copy a parsed event: dst then owns its bytes and its pointers point into
+ * them (the queue keeps events this way; nothing is parsed twice).
+ */
+void uevent_copy(struct uevent *dst, const struct uevent *src);
 
 /* Value of KEY in a parsed event, or NULL. */
 const char *uevent_get(const struct uevent *ev, const char *key);

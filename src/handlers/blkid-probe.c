@@ -19,6 +19,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "util/number.h"
+
 /*
  * libblkid 2.38's encoder writes one byte past the size it is given when a
  * "\xNN" lands at the end (seen under ASan), and older safe-string copies
@@ -95,16 +97,9 @@ static void set_safe_enc(const char *data, size_t len, char safe[PROBE_VALUE_MAX
 /* PART_ENTRY_NUMBER: a small decimal; anything else leaves 0 (unknown). */
 static unsigned int parse_number(const char *s)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > 1000000)
-		return 0;
-	return (unsigned int)v;
+	return number_parse_str(s, 1000000, &v) == 0 ? (unsigned int)v : 0;
 }
 
 static bool set_part_value(struct probe_result *o, const char *name, const char *data,

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -18,14 +17,8 @@
 
 /* Scratch name for nodes and links before they are renamed into place. */
 #define TMP_NAME_MAX 48
-/* "block/4095:1048575" */
-#define LINK_PATH_MAX 32
-/* "../" + DEVNAME */
-#define LINK_TARGET_MAX (UEVENT_DEVNAME_MAX + 4)
 /* Room for an escaped DEVNAME or DEVPATH in a message. */
 #define ESC_MAX 160
-/* mountinfo lines longer than this are skipped (mount points escape to 4x). */
-#define MOUNTINFO_LINE_MAX (4 * PATH_MAX + 512)
 
 /* d->devices holds &record.pub; linked is ours alone. */
 struct record {
@@ -52,17 +45,14 @@ static const char *esc(char out[ESC_MAX], const char *s)
 __attribute__((format(printf, 3, 4)))
 static int fail(struct devnode *d, int r, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	d->stats.errors++;
 	if (d->log == NULL)
 		return r;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_verrno(d->log, LOG_ERR, r, fmt, ap);
 	va_end(ap);
-	errno = -r; /* %m: strerror is not thread-safe */
-	log_msg(d->log, LOG_ERR, "%s: %m", msg);
 	return r;
 }
 
@@ -319,66 +309,18 @@ static int remove_node(struct devnode *d, const char *devname, bool block,
 
 /* ---- /dev/block and /dev/char links ---------------------------------- */
 
-static void link_path(char out[LINK_PATH_MAX], bool block, unsigned int major,
-		      unsigned int minor)
-{
-	snprintf(out, LINK_PATH_MAX, "%s/%u:%u", block ? "block" : "char", major, minor);
-}
-
-/*
- * The "block" or "char" directory, kept open after the first use: every
- * device with a node gets a link there. -errno if it is not a plain
- * directory (or absent and not to be created).
- */
-static int link_dir(struct devnode *d, bool block, bool create)
-{
-	if (d->linkdir[block] < 0) {
-		int fd = safedir_enter(d->devfd, block ? "block" : "char", create);
-
-		if (fd < 0)
-			return fd;
-		d->linkdir[block] = fd;
-	}
-	return d->linkdir[block];
-}
-
-/* Someone removed (or replaced) the directory we kept open: look again. */
-static void link_dir_drop(struct devnode *d, bool block)
-{
-	if (d->linkdir[block] >= 0)
-		close(d->linkdir[block]);
-	d->linkdir[block] = -1;
-}
-
-/* Point MAJ:MIN at ../DEVNAME; a stale link is replaced, anything else kept. */
-static int make_link(int dirfd, const char *leaf, const char *target)
-{
-	return safedir_put_link(dirfd, leaf, target, dirfd, ".initdev-tmp");
-}
-
 static int ensure_link(struct devnode *d, struct record *rec)
 {
-	char path[LINK_PATH_MAX], target[LINK_TARGET_MAX], x[ESC_MAX];
+	char path[DEVNUM_PATH_MAX], x[ESC_MAX];
 	const struct devnode_record *p = &rec->pub;
-	const char *leaf;
-	int r = -ENOENT;
+	bool in_dir;
+	int r = devnum_link_put(&d->numlinks, p->block, p->major, p->minor, p->devname, &in_dir);
 
-	link_path(path, p->block, p->major, p->minor);
-	leaf = strchr(path, '/') + 1;
-	snprintf(target, sizeof(target), "../%s", p->devname);
-	/* a second try only if the directory we kept open was deleted */
-	for (int attempt = 0; attempt < 2 && r == -ENOENT; attempt++) {
-		int dirfd = link_dir(d, p->block, true);
-
-		if (dirfd < 0)
-			return fail(d, dirfd, "link %s -> %s: %s", path, esc(x, target),
-				    walk_why(dirfd));
-		r = make_link(dirfd, leaf, target);
-		if (r == -ENOENT)
-			link_dir_drop(d, p->block);
-	}
+	devnum_link_path(path, p->block, p->major, p->minor);
+	if (r < 0 && in_dir)
+		return fail(d, r, "link %s -> ../%s: %s", path, esc(x, p->devname), walk_why(r));
 	if (r < 0)
-		return fail(d, r, "link %s -> %s", path, esc(x, target));
+		return fail(d, r, "link %s -> ../%s", path, esc(x, p->devname));
 	if (!rec->linked)
 		d->stats.links++;
 	rec->linked = true;
@@ -388,28 +330,15 @@ static int ensure_link(struct devnode *d, struct record *rec)
 /* Remove block|char/MAJ:MIN only if it still says ../DEVNAME. */
 static void remove_link(struct devnode *d, struct record *rec)
 {
-	char path[LINK_PATH_MAX], target[LINK_TARGET_MAX];
+	char path[DEVNUM_PATH_MAX];
 	const struct devnode_record *p = &rec->pub;
-	const char *leaf;
-	int state = SAFEDIR_LINK_ABSENT;
+	int r = devnum_link_drop(&d->numlinks, p->block, p->major, p->minor, p->devname);
 
-	link_path(path, p->block, p->major, p->minor);
-	leaf = strchr(path, '/') + 1;
-	snprintf(target, sizeof(target), "../%s", p->devname);
-	/* absent from the directory we kept open: it may have been replaced */
-	for (int attempt = 0; attempt < 2 && state == SAFEDIR_LINK_ABSENT; attempt++) {
-		int dirfd = link_dir(d, p->block, false);
-
-		if (dirfd < 0)
-			break;
-		state = safedir_link_state(dirfd, leaf, target);
-		if (state == SAFEDIR_LINK_SAME && unlinkat(dirfd, leaf, 0) < 0)
-			fail(d, -errno, "remove link %s", path);
-		else if (state == SAFEDIR_LINK_OTHER || state == SAFEDIR_LINK_FOREIGN)
-			note(d, "link %s is no longer ours, leaving it", path);
-		else if (state == SAFEDIR_LINK_ABSENT)
-			link_dir_drop(d, p->block);
-	}
+	devnum_link_path(path, p->block, p->major, p->minor);
+	if (r < 0)
+		fail(d, r, "remove link %s", path);
+	else if (r > 0)
+		note(d, "link %s is no longer ours, leaving it", path);
 	if (rec->linked)
 		d->stats.links--;
 	rec->linked = false;
@@ -640,7 +569,7 @@ int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 	int r;
 
 	*d = (struct devnode){ .mknod_mode = mknod_mode, .perms = perms, .log = log,
-			       .devices = MAP_INIT, .linkdir = { -1, -1 },
+			       .devices = MAP_INIT,
 			       .euid = geteuid(), .egid = getegid() };
 	/* reading the umask sets it: put it straight back (before any thread) */
 	d->umask = umask(022);
@@ -648,6 +577,7 @@ int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 	d->devfd = open(dev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->devfd < 0)
 		return -errno;
+	devnum_links_init(&d->numlinks, d->devfd);
 	r = pthread_mutex_init(&d->lock, NULL);
 	if (r != 0) {
 		close(d->devfd);
@@ -660,8 +590,7 @@ int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
 void devnode_fini(struct devnode *d)
 {
 	map_clear(&d->devices, record_free);
-	link_dir_drop(d, false);
-	link_dir_drop(d, true);
+	devnum_links_fini(&d->numlinks);
 	if (d->devfd >= 0)
 		close(d->devfd);
 	d->devfd = -1;
@@ -724,115 +653,6 @@ int devnode_prune(struct devnode *d, const char *sysfs)
 	return r;
 }
 
-/* ---- devtmpfs -------------------------------------------------------- */
-
-/* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
-static void unescape_octal(char *s)
-{
-	char *out = s;
-
-	for (char *p = s; *p != '\0'; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*out++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*out++ = *p;
-		}
-	}
-	*out = '\0';
-}
-
-/*
- * One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE ...".
- * Sets *mnt and *fstype (in place) and returns true if the line is well formed.
- */
-static bool mountinfo_fields(char *line, char **mnt, char **fstype)
-{
-	char *save = NULL, *f;
-	int i = 0;
-
-	*mnt = *fstype = NULL;
-	for (f = strtok_r(line, " \n", &save); f != NULL; f = strtok_r(NULL, " \n", &save), i++) {
-		if (i == 4)
-			*mnt = f;
-		if (i >= 6 && strcmp(f, "-") == 0) {
-			*fstype = strtok_r(NULL, " \n", &save);
-			break;
-		}
-	}
-	if (*mnt == NULL || *fstype == NULL)
-		return false;
-	unescape_octal(*mnt);
-	return true;
-}
-
-/* Read one line of at most size-1 bytes; longer lines are consumed and *cut set. */
-static bool read_line(FILE *f, char *buf, size_t size, bool *cut)
-{
-	int ch;
-
-	*cut = false;
-	if (fgets(buf, (int)size, f) == NULL)
-		return false;
-	if (strchr(buf, '\n') != NULL || feof(f))
-		return true;
-	*cut = true;
-	while ((ch = getc(f)) != EOF && ch != '\n')
-		;
-	return true;
-}
-
-bool devnode_is_devtmpfs(const char *dev_root)
-{
-	char real[PATH_MAX], *line, *mnt, *fstype;
-	bool is = false, cut;
-	FILE *f;
-
-	if (realpath(dev_root, real) == NULL)
-		return false;
-	f = fopen("/proc/self/mountinfo", "re");
-	line = malloc(MOUNTINFO_LINE_MAX);
-	while (f != NULL && line != NULL && read_line(f, line, MOUNTINFO_LINE_MAX, &cut)) {
-		/* later lines are mounted on top of earlier ones: the last one counts */
-		if (!cut && mountinfo_fields(line, &mnt, &fstype) && strcmp(mnt, real) == 0)
-			is = strcmp(fstype, "devtmpfs") == 0;
-	}
-	free(line);
-	if (f != NULL)
-		fclose(f);
-	return is;
-}
-
-/* "nodev\tdevtmpfs" in /proc/filesystems. */
-static bool kernel_has_devtmpfs(void)
-{
-	char line[256];
-	bool has = false, cut;
-	FILE *f = fopen("/proc/filesystems", "re");
-
-	while (f != NULL && !has && read_line(f, line, sizeof(line), &cut)) {
-		char *name = strrchr(line, '\t');
-
-		line[strcspn(line, "\n")] = '\0';
-		has = !cut && strcmp(name ? name + 1 : line, "devtmpfs") == 0;
-	}
-	if (f != NULL)
-		fclose(f);
-	return has;
-}
-
-int devnode_mount_devtmpfs(const char *dev_root)
-{
-	if (devnode_is_devtmpfs(dev_root))
-		return 0; /* already there: do not stack a second one */
-	if (!kernel_has_devtmpfs())
-		return -ENODEV;
-	if (mount("devtmpfs", dev_root, "devtmpfs", MS_NOSUID, "mode=0755") < 0)
-		return -errno;
-	return 0;
-}
-
 void devnode_snapshot(struct devnode *d, struct devnode_stats *s)
 {
 	pthread_mutex_lock(&d->lock);
@@ -874,3 +694,16 @@ bool devnode_find(struct devnode *d, const char *devname, char *devpath, size_t 
 	pthread_mutex_unlock(&d->lock);
 	return c.found;
 }
+
+/* ---- the handler ---- */
+
+static void handle(void *ctx, const struct handler_call *call)
+{
+	if (call->ev->devname)
+		(void)devnode_handle(ctx, call->ev);
+}
+
+const struct handler_ops devnode_handler = {
+	.name = "devnode",
+	.handle = handle,
+};

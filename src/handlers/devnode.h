@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "handlers/devnum-links.h"
+#include "handlers/handler.h"
 #include "util/log.h"
 #include "handlers/perms.h"
 #include "util/map.h"
@@ -28,7 +30,7 @@ struct devnode_stats {
 
 struct devnode {
 	int devfd;               /* O_DIRECTORY fd of the --dev root */
-	int linkdir[2];          /* "char" and "block" below it, opened on first use */
+	struct devnum_links numlinks; /* block/ and char/ links */
 	uid_t euid;              /* who we are: a node born ours needs no chown */
 	gid_t egid;
 	mode_t umask;            /* what mknod takes away: restored with chmod */
@@ -63,6 +65,9 @@ void devnode_fini(struct devnode *d);
  */
 int devnode_handle(struct devnode *d, const struct uevent *ev);
 
+/* The handler (ctx: struct devnode); never blocks. */
+extern const struct handler_ops devnode_handler;
+
 /* Devices that currently have a node. */
 size_t devnode_count(struct devnode *d);
 /*
@@ -82,7 +87,3 @@ void devnode_snapshot(struct devnode *d, struct devnode_stats *s);
  */
 int devnode_prune(struct devnode *d, const char *sysfs);
 
-/* True if dev_root is a devtmpfs mount (per /proc/self/mountinfo). */
-bool devnode_is_devtmpfs(const char *dev_root);
-/* Mount devtmpfs on dev_root if the kernel offers it. 0 or -errno. */
-int devnode_mount_devtmpfs(const char *dev_root);

@@ -57,17 +57,14 @@ static const char *esc(char out[ESC_MAX], const char *s)
 __attribute__((format(printf, 3, 4)))
 static int fail(struct disk_links *l, int r, const char *fmt, ...)
 {
-	char msg[768];
 	va_list ap;
 
 	l->stats.errors++;
 	if (l->log == NULL)
 		return r;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_verrno(l->log, LOG_ERR, r, fmt, ap);
 	va_end(ap);
-	errno = -r; /* %m: strerror is not thread-safe */
-	log_msg(l->log, LOG_ERR, "%s: %m", msg);
 	return r;
 }
 

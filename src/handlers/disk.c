@@ -148,7 +148,7 @@ static void note_probe(struct disk_ctx *c, const struct uevent *ev, int r)
 	pthread_mutex_unlock(&c->lock);
 	if (first)
 		log_msg(c->log, LOG_WARNING, "probe %s: %s; no filesystem links for it "
-			"(not logged again for this device)", ev->devname, strerrordesc_np(-r));
+			"(not logged again for this device)", ev->devname, errno_text(r));
 }
 
 static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
@@ -189,3 +189,24 @@ void disk_handle(struct disk_ctx *c, const struct uevent *ev)
 	if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE || ev->action == UEVENT_MOVE)
 		probe_and_link(c, ev);
 }
+
+/* ---- the handler ---- */
+
+/* Probing reads the device: that belongs on a worker. */
+static bool may_block(void *ctx, const struct uevent *ev)
+{
+	return strcmp(ev->subsystem, "block") == 0 && ev->devname &&
+	       (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE ||
+		ev->action == UEVENT_MOVE);
+}
+
+static void handle(void *ctx, const struct handler_call *call)
+{
+	disk_handle(ctx, call->ev);
+}
+
+const struct handler_ops disk_handler = {
+	.name = "disk",
+	.may_block = may_block,
+	.handle = handle,
+};

@@ -14,6 +14,7 @@
 #include <pthread.h>
 
 #include "handlers/disk-links.h"
+#include "handlers/handler.h"
 #include "util/map.h"
 #include "gate/uevent.h"
 
@@ -31,6 +32,9 @@ struct disk_ctx {
 void disk_init(struct disk_ctx *c, const char *sysfs, int devfd, struct disk_links *links,
 	       const struct logger *log);
 void disk_fini(struct disk_ctx *c);
+
+/* The handler (ctx: struct disk_ctx). */
+extern const struct handler_ops disk_handler;
 
 /* Handle one block event (add, change, remove, move). Never fails the caller. */
 void disk_handle(struct disk_ctx *c, const struct uevent *ev);

@@ -20,11 +20,6 @@
 #define MODNAME_MAX 64    /* the kernel's MODULE_NAME_LEN is 56 */
 #define WHY_MAX 192       /* escaped alias in log lines */
 
-static const char *errstr(int err, char *buf, size_t size)
-{
-	return strerror_r(err, buf, size);
-}
-
 bool modload_normalize(char *out, size_t size, const char *name)
 {
 	size_t len = strnlen(name, size);
@@ -149,7 +144,6 @@ static void kmod_log(void *data, int priority, const char *file, int line,
 static struct kmod_ctx *worker_ctx(struct modload_worker *w)
 {
 	const struct modload *m = w->m;
-	char ebuf[64];
 	int r;
 
 	if (w->ctx)
@@ -171,7 +165,7 @@ static struct kmod_ctx *worker_ctx(struct modload_worker *w)
 	if (r < 0)
 		log_msg(m->log, LOG_WARNING, "cannot load module indexes from %s: %s",
 			m->modules_dir ? m->modules_dir : "the running kernel",
-			errstr(-r, ebuf, sizeof(ebuf)));
+			errno_text(r));
 	return w->ctx;
 }
 
@@ -230,7 +224,6 @@ static bool in_kernel(struct kmod_module *mod)
 /* Count and log the result of a probe-insert; returns what the caller returns. */
 static int account(struct modload *m, const char *name, const char *why, int r)
 {
-	char ebuf[64];
 
 	if (r == 0) {
 		log_msg(m->log, LOG_INFO, "loaded module %s for %s", name, why);
@@ -245,11 +238,11 @@ static int account(struct modload *m, const char *name, const char *why, int r)
 	} else if (r == -ENOENT || r == -ENODEV) {
 		/* the driver found no device of its own: normal when probing */
 		log_msg(m->log, LOG_DEBUG, "module %s for %s: %s", name, why,
-			errstr(-r, ebuf, sizeof(ebuf)));
+			errno_text(r));
 		finish(m, NULL);
 	} else {
 		log_msg(m->log, LOG_WARNING, "cannot load module %s for %s: %s", name, why,
-			errstr(-r, ebuf, sizeof(ebuf)));
+			errno_text(r));
 		finish(m, &m->stats.failed);
 		return r;
 	}
@@ -313,7 +306,7 @@ int modload_alias(struct modload_worker *w, const char *alias)
 	struct modload *m = w->m;
 	struct kmod_list *list = NULL;
 	struct kmod_ctx *ctx;
-	char why[WHY_MAX], ebuf[64], trimmed[MODALIAS_MAX + 1];
+	char why[WHY_MAX], trimmed[MODALIAS_MAX + 1];
 	const char *modalias = alias;
 	size_t len = strnlen(alias, MODALIAS_MAX + 2);
 	int r;
@@ -342,7 +335,7 @@ int modload_alias(struct modload_worker *w, const char *alias)
 	r = kmod_module_new_from_lookup(ctx, modalias, &list);
 	if (r < 0) {
 		log_msg(m->log, LOG_WARNING, "cannot look up modalias %s: %s", why,
-			errstr(-r, ebuf, sizeof(ebuf)));
+			errno_text(r));
 		count(m, &m->stats.failed);
 		return r;
 	}
@@ -361,7 +354,7 @@ int modload_name(struct modload_worker *w, const char *name)
 	struct modload *m = w->m;
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	char norm[MODNAME_MAX], esc[WHY_MAX], ebuf[64];
+	char norm[MODNAME_MAX], esc[WHY_MAX];
 	int r;
 
 	if (!modname_valid(name) || !modload_normalize(norm, sizeof(norm), name)) {
@@ -375,7 +368,7 @@ int modload_name(struct modload_worker *w, const char *name)
 	r = kmod_module_new_from_name(ctx, norm, &mod);
 	if (r < 0) {
 		log_msg(m->log, LOG_WARNING, "cannot look up module %s: %s", norm,
-			errstr(-r, ebuf, sizeof(ebuf)));
+			errno_text(r));
 		count(m, &m->stats.failed);
 		return r;
 	}
@@ -392,3 +385,51 @@ void modload_snapshot(struct modload *m, struct modload_stats *s, unsigned int *
 		*inflight = m->inflight;
 	pthread_mutex_unlock(&m->lock);
 }
+
+void modload_preload(struct modload *m, char *const *names, size_t n)
+{
+	struct modload_worker w;
+
+	modload_worker_init(&w, m);
+	for (size_t i = 0; i < n; i++)
+		(void)modload_name(&w, names[i]);
+	modload_worker_fini(&w);
+}
+
+/* ---- the handler ---- */
+
+static bool may_block(void *ctx, const struct uevent *ev)
+{
+	return ev->action == UEVENT_ADD && ev->modalias;
+}
+
+/* Without a worker thread no module can be loaded (logged at start). */
+static void handle(void *ctx, const struct handler_call *call)
+{
+	if (may_block(ctx, call->ev) && call->worker)
+		(void)modload_alias(call->worker, call->ev->modalias);
+}
+
+static void *worker_new(void *ctx)
+{
+	struct modload_worker *w = malloc(sizeof(*w));
+
+	if (w)
+		modload_worker_init(w, ctx);
+	return w;
+}
+
+static void worker_free(void *worker)
+{
+	if (worker)
+		modload_worker_fini(worker);
+	free(worker);
+}
+
+const struct handler_ops modload_handler = {
+	.name = "modload",
+	.may_block = may_block,
+	.handle = handle,
+	.worker_new = worker_new,
+	.worker_free = worker_free,
+};

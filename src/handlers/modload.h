@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "handlers/handler.h"
 #include "util/log.h"
 #include "util/map.h"
 
@@ -63,6 +64,12 @@ int modload_alias(struct modload_worker *w, const char *modalias);
 
 /* Load a module by name (rd.driver.pre). Same return as modload_alias. */
 int modload_name(struct modload_worker *w, const char *name);
+
+/* rd.driver.pre: load names[0..n) by name, in order, on the calling thread. */
+void modload_preload(struct modload *m, char *const *names, size_t n);
+
+/* The handler (ctx: struct modload): MODALIAS of add events, on workers. */
+extern const struct handler_ops modload_handler;
 
 /* A snapshot of the counters (and inflight), taken under the lock. */
 void modload_snapshot(struct modload *m, struct modload_stats *s, unsigned int *inflight);

@@ -207,7 +207,7 @@ static int parse_account(struct parse_ctx *c, const char *s, bool group,
 		line_error(c, "unknown %s '%s': not in the %s database", what,
 			   esc(x, s), group ? "group" : "passwd");
 	else if (r < 0)
-		line_error(c, "%s '%s': lookup failed: %s", what, esc(x, s), strerror(-r));
+		line_error(c, "%s '%s': lookup failed: %s", what, esc(x, s), errno_text(r));
 	*id = group ? (uint32_t)gid : (uint32_t)uid;
 	return r < 0 ? -EINVAL : 0;
 }

@@ -17,6 +17,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/log.h"
@@ -29,6 +30,7 @@
 /* cmd_adopt when PROG cannot be executed (as env(1) and the shells do) */
 #define HANDOFF_EXIT_NOEXEC 126
 #define HANDOFF_EXIT_NOTFOUND 127
+#define HANDOFF_MSG_MAX 512
 
 /* RUN/handoff into buf. 0 or -ENAMETOOLONG (also if too long for sun_path). */
 int handoff_path(const char *run_dir, char *buf, size_t size);
@@ -65,3 +67,19 @@ int handoff_wait_holder(const char *run_dir, int timeout_ms);
  * be executed (HANDOFF_EXIT_*) or on a usage error (2).
  */
 int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *log);
+
+/* ---- shared by the holder, adopt and `initdev handoff` (src/handoff only) ---- */
+
+/* AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT? 0, or why not (-errno). */
+int handoff_check_uevent_socket(int fd);
+/* ... and bound to the kernel's group 1 and no other: -EADDRNOTAVAIL if not.
+ * Only such a socket carries nothing but the kernel's own events. */
+int handoff_check_bound_socket(int fd);
+/* Why a socket failed those checks, for messages. */
+const char *handoff_socket_why(int r);
+/* Close every fd from first up (flags: CLOSE_RANGE_CLOEXEC to mark instead). */
+void handoff_close_from(unsigned int first, unsigned int flags);
+int handoff_set_cloexec(int fd, bool on);
+/* Connect to RUN/handoff, every wait bounded by timeout_ms; the holder must
+ * be root's. The fd, or -errno (-ETIMEDOUT). */
+int handoff_connect_holder(const char *run_dir, int timeout_ms);

@@ -279,21 +279,6 @@ static bool ata_id(struct ids *x, const char *sdev)
 
 /* ---- usb_id ---- */
 
-/* strtol/strtoul on the whole string, as systemd's safe_atoi/safe_atou_full */
-static bool parse_int(const char *s, int base, long *out)
-{
-	char *end;
-
-	s += strspn(s, " \t\n\r");
-	if (base == 0 && (!strncasecmp(s, "0b", 2) || !strncasecmp(s, "0o", 2))) {
-		base = s[1] == 'b' || s[1] == 'B' ? 2 : 8;
-		s += 2;
-	}
-	errno = 0;
-	*out = strtol(s, &end, base);
-	return !errno && end != s && !*end && *out >= -2147483647L - 1 && *out <= 2147483647L;
-}
-
 /* USB's own strings: whitespace squeezed to '_', odd bytes to '_' (len max). */
 static void usb_clean(const char *in, char *out, size_t len)
 {
@@ -362,9 +347,9 @@ static bool usb_id(struct ids *x)
 	long cls, protocol = 0;
 
 	if (sysdev_find_parent(x->root, x->dev, "usb", "usb_interface", intf, sizeof(intf)) < 0 ||
-	    attr(x, intf, "bInterfaceClass", v) < 0 || !parse_int(v, 16, &cls) || cls < 0)
+	    attr(x, intf, "bInterfaceClass", v) < 0 || !ustr_parse_int(v, 16, &cls) || cls < 0)
 		return false;
-	if (cls == 8 && attr(x, intf, "bInterfaceSubClass", v) >= 0 && !parse_int(v, 0, &protocol))
+	if (cls == 8 && attr(x, intf, "bInterfaceSubClass", v) >= 0 && !ustr_parse_int(v, 0, &protocol))
 		protocol = 0;
 	if (sysdev_find_parent(x->root, intf, "usb", "usb_device", usbdev, sizeof(usbdev)) < 0)
 		return false;

@@ -86,19 +86,6 @@ static int attr(const struct walk *w, const char *devpath, const char *name,
 	return sysdev_attr(w->root, devpath, name, out, SYSDEV_ATTR_MAX + 1);
 }
 
-/* strtoul() that must use the whole string, as systemd's safe_atolu(). */
-static bool parse_ulong(const char *s, int base, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, base);
-	if (errno || end == s || *end)
-		return false;
-	s += strspn(s, " \t\n\r");
-	return !(s[0] == '-' && *out != 0);
-}
-
 /* "lun-N", or udev's 64-bit form for LUNs past 255; "(null)" as udev prints. */
 static void format_lun(const char *devpath, char *out, size_t size)
 {
@@ -108,7 +95,7 @@ static void format_lun(const char *devpath, char *out, size_t size)
 
 	sysdev_sysname(devpath, name);
 	num = sysdev_sysnum(name);
-	if (!num || !parse_ulong(num, 10, &lun))
+	if (!num || !ustr_parse_ulong(num, 10, &lun))
 		snprintf(out, size, "(null)");
 	else if (lun < 256)
 		snprintf(out, size, "lun-%lu", lun);
@@ -286,7 +273,7 @@ static int lowest_host(const struct walk *w, const char *dir)
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
 			continue;
-		if (!parse_ulong(de->d_name + 4, 10, &n) || n > UINT_MAX)
+		if (!ustr_parse_ulong(de->d_name + 4, 10, &n) || n > UINT_MAX)
 			continue;
 		if (low == -1 || (int)n < low)
 			low = (int)n;

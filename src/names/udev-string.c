@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 
 #define LINK_NAME_MAX 255
@@ -176,4 +178,32 @@ bool ustr_finish_link(char *buf, bool replace_mode)
 	    strcmp(buf, "..") == 0)
 		return false;
 	return strpbrk(buf, "/ ") == NULL;
+}
+
+/* ---- numbers, as udev reads them from sysfs ---- */
+
+bool ustr_parse_ulong(const char *s, int base, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, base);
+	if (errno || end == s || *end)
+		return false;
+	s += strspn(s, " \t\n\r");
+	return !(s[0] == '-' && *out != 0);
+}
+
+bool ustr_parse_int(const char *s, int base, long *out)
+{
+	char *end;
+
+	s += strspn(s, " \t\n\r");
+	if (base == 0 && (!strncasecmp(s, "0b", 2) || !strncasecmp(s, "0o", 2))) {
+		base = s[1] == 'b' || s[1] == 'B' ? 2 : 8;
+		s += 2;
+	}
+	errno = 0;
+	*out = strtol(s, &end, base);
+	return !errno && end != s && !*end && *out >= -2147483647L - 1 && *out <= 2147483647L;
 }

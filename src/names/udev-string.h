@@ -63,3 +63,12 @@ int ustr_append_literal(char *buf, size_t size, const char *lit);
  * "..", or longer than 255 bytes (udev's symlink() would fail).
  */
 bool ustr_finish_link(char *buf, bool replace_mode);
+
+/*
+ * Numbers in sysfs attributes as udev's helpers read them (systemd's
+ * safe_atolu and safe_atoi): the whole string, leading whitespace allowed,
+ * base 0 takes 0x/0b/0o prefixes (safe_atoi), no negative unsigned value.
+ * Not for outside text initdev itself checks: util/number.h is strict.
+ */
+bool ustr_parse_ulong(const char *s, int base, unsigned long *out);
+bool ustr_parse_int(const char *s, int base, long *out);

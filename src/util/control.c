@@ -26,7 +26,9 @@ static int make_run_dir(const char *run_dir)
 		return -errno;
 	if (lstat(run_dir, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
 		return -EPERM;
 	return chmod(run_dir, 0700) < 0 ? -errno : 0;
 }
@@ -131,4 +133,20 @@ int control_recv(int fd, char *buf, size_t size, int timeout_ms)
 		return -ECONNRESET;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+int control_request(const char *run_dir, const char *req, char *reply, size_t size,
+		    int timeout_ms, bool *connected)
+{
+	int fd = control_connect(run_dir), r;
+
+	if (connected)
+		*connected = fd >= 0;
+	if (fd < 0)
+		return fd;
+	r = control_send(fd, req);
+	if (r == 0 || r == -EPIPE || r == -ECONNRESET)
+		r = control_recv(fd, reply, size, timeout_ms);
+	close(fd);
+	return r;
 }

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -32,6 +33,17 @@ int control_send(int fd, const char *msg);
 /* Receive one message (NUL-terminated). timeout_ms < 0 waits forever.
  * Returns its length, -ETIMEDOUT, -ECONNRESET on EOF, or -errno. */
 int control_recv(int fd, char *buf, size_t size, int timeout_ms);
+
+/*
+ * The one client round trip: connect to the daemon at run_dir, send req,
+ * receive one reply into reply (NUL-terminated). Returns the reply's length
+ * or -errno (-ETIMEDOUT after timeout_ms). *connected (may be NULL) tells
+ * whether a daemon took the connection, so callers can say "no daemon".
+ * A daemon that refuses the peer answers and hangs up at once: its reply is
+ * read even when sending the request failed.
+ */
+int control_request(const char *run_dir, const char *req, char *reply, size_t size,
+		    int timeout_ms, bool *connected);
 
 /* Path of the control socket under run_dir into buf. 0 or -ENAMETOOLONG. */
 int control_path(const char *run_dir, char *buf, size_t size);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "util/log.h"
 
+#include "util/number.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@ void log_init(struct logger *log, enum log_target target, int max_level)
 	log->kmsg = false;
 	log->max_level = max_level;
 	log->ident = "initdev";
+	log->echo_fd = -1;
 	if (target == LOG_TARGET_KMSG ||
 	    (target == LOG_TARGET_AUTO && in_initramfs())) {
 		int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -47,18 +50,18 @@ void log_close(struct logger *log)
 void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
 {
 	char line[1024];
-	int n;
+	int n, head;
 
 	if (prio > log->max_level)
 		return;
 	if (log->kmsg)
-		n = snprintf(line, sizeof(line), "<%d>%s[%d]: ", prio,
-			     log->ident, (int)getpid());
+		head = snprintf(line, sizeof(line), "<%d>%s[%d]: ", prio,
+				log->ident, (int)getpid());
 	else
-		n = snprintf(line, sizeof(line), "%s: ", log->ident);
-	if (n < 0)
+		head = snprintf(line, sizeof(line), "%s: ", log->ident);
+	if (head < 0)
 		return;
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	vsnprintf(line + head, sizeof(line) - (size_t)head, fmt, ap);
 	n = (int)strlen(line);
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
@@ -66,6 +69,36 @@ void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
 	/* one write per line: kmsg takes one record per write */
 	if (write(log->fd, line, (size_t)n) < 0 && log->kmsg)
 		(void)write(STDERR_FILENO, line, (size_t)n);
+	if (log->echo_fd >= 0 && log->echo_fd != log->fd && prio <= LOG_ERR)
+		(void)dprintf(log->echo_fd, "%s: %.*s", log->ident, n - head, line + head);
+}
+
+const char *errno_text(int err)
+{
+	const char *d = strerrordesc_np(err < 0 ? -err : err);
+
+	return d ? d : "Unknown error";
+}
+
+int log_verrno(const struct logger *log, int prio, int err, const char *fmt, va_list ap)
+{
+	char what[768];
+	int saved = errno;
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	log_msg(log, prio, "%s: %s", what, errno_text(err));
+	errno = saved;
+	return err < 0 ? err : -err;
+}
+
+int log_errno(const struct logger *log, int prio, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = log_verrno(log, prio, err, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 void log_msg(const struct logger *log, int prio, const char *fmt, ...)
@@ -81,8 +114,7 @@ void log_msg(const struct logger *log, int prio, const char *fmt, ...)
 
 int log_level_from_name(const char *name)
 {
-	char *end;
-	long v;
+	int v;
 
 	for (int i = 0; i < (int)(sizeof(level_names) / sizeof(level_names[0])); i++)
 		if (strcasecmp(name, level_names[i]) == 0)
@@ -91,11 +123,7 @@ int log_level_from_name(const char *name)
 		return LOG_ERR;
 	if (strcasecmp(name, "warn") == 0)
 		return LOG_WARNING;
-	errno = 0;
-	v = strtol(name, &end, 10);
-	if (errno || end == name || *end || v < 0 || v > 7)
-		return -1;
-	return (int)v;
+	return number_parse_int(name, 0, 7, &v) == 0 ? v : -1;
 }
 
 bool ratelimit_allow(struct ratelimit *rl, uint64_t now_usec, uint64_t *was_suppressed)

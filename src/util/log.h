@@ -21,6 +21,8 @@ struct logger {
 	bool kmsg;
 	int max_level;     /* LOG_ERR .. LOG_DEBUG */
 	const char *ident; /* "initdev" */
+	int echo_fd;       /* >= 0: errors are also written here (a starting
+			    * daemon's caller); -1 normally */
 };
 
 void log_init(struct logger *log, enum log_target target, int max_level);
@@ -30,6 +32,20 @@ __attribute__((format(printf, 3, 4)))
 void log_msg(const struct logger *log, int prio, const char *fmt, ...);
 __attribute__((format(printf, 3, 0)))
 void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap);
+
+/*
+ * log_msg with ": <description of err>" appended; err is an errno value,
+ * negative or positive. Returns -|err|, for "return log_errno(...)".
+ * Thread-safe (no strerror buffer).
+ */
+__attribute__((format(printf, 4, 5)))
+int log_errno(const struct logger *log, int prio, int err, const char *fmt, ...);
+
+__attribute__((format(printf, 4, 0)))
+int log_verrno(const struct logger *log, int prio, int err, const char *fmt, va_list ap);
+
+/* The description of an errno value (negative or positive), thread-safe. */
+const char *errno_text(int err);
 
 /* "err", "warning", "notice", "info", "debug" or a number 0..7; -1 if bad. */
 int log_level_from_name(const char *name);

@@ -226,7 +226,61 @@ refuses_beside_udevd_cleanup() {
 	cleanup_root
 }
 
+# bad_start WHY CMD...: CMD exits 1 and its stderr names the path and WHY
+bad_start() {
+	why=$1; shift
+	"$@" > out 2> err
+	rc=$?
+	[ "$rc" -eq 1 ] || atf_fail "exit $rc, not 1: $* ($(cat err))"
+	grep -q "$why" err || atf_fail "no '$why' from: $*; stderr: $(cat err)"
+	[ ! -e run/pid ] || atf_fail "a daemon stayed behind: $*"
+}
+
+atf_test_case unusable_paths cleanup
+unusable_paths_head() {
+	atf_set descr "each start with an unusable --run, --dev or --sysfs says which path and why, exits 1"
+	atf_set require.user root
+}
+unusable_paths_body() {
+	setup_root
+	mkdir ro && mount -t tmpfs -o ro initdev-ro "$PWD/ro" || atf_skip "cannot mount tmpfs"
+	: > afile
+	B="$(bin) --log-target stderr --cmdline $PWD/cmdline"
+	OK="--dev $PWD/dev --run $PWD/run"
+	C="--no-devtmpfs --rules $PWD/rules --subtree /devices/virtual/mem"
+	for mode in "daemon" "daemon --foreground" "coldplug" "wait --timeout 1 /dev/null"; do
+		# shellcheck disable=SC2086
+		set -- $mode
+		cmd=$1; shift
+		for run in "missing/run:No such file or directory" "afile:Not a directory" \
+			"ro/run:Read-only file system"; do
+			bad_start "$PWD/${run%%:*}: cannot create the control socket: ${run#*:}" \
+				$B --dev "$PWD/dev" --run "$PWD/${run%%:*}" $cmd $C "$@"
+		done
+		for dev in "missing:No such file or directory" "afile:Not a directory" \
+			"ro:Read-only file system"; do
+			bad_start "/dev root $PWD/${dev%%:*}: ${dev#*:}" \
+				$B --dev "$PWD/${dev%%:*}" --run "$PWD/run" $cmd $C "$@"
+		done
+		for sys in "missing:No such file or directory" "afile:Not a directory" \
+			"ro:Read-only file system"; do
+			bad_start "sysfs root $PWD/${sys%%:*}: ${sys#*:}" \
+				$B $OK --sysfs "$PWD/${sys%%:*}" $cmd $C "$@"
+		done
+	done
+	# the clients say where they looked for the daemon
+	for cmd in settle status exit handoff; do
+		bad_start "no daemon at $PWD/missing/run/control: No such file or directory" \
+			$B --run "$PWD/missing/run" $cmd
+	done
+}
+unusable_paths_cleanup() {
+	umount "$PWD/ro" 2>/dev/null
+	cleanup_root
+}
+
 atf_init_test_cases() {
+	atf_add_test_case unusable_paths
 	atf_add_test_case coldplug_mem
 	atf_add_test_case daemon_settle_status_exit
 	atf_add_test_case forged_add_creates_nothing

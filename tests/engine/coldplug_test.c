@@ -16,402 +16,9 @@
 #include <unistd.h>
 
 #include "engine/coldplug.h"
+#include "fake-sysfs.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
-static void mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	ATF_REQUIRE(strlen(path) < sizeof(buf));
-	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		ATF_REQUIRE_MSG(mkdir(buf, 0755) == 0 || errno == EEXIST, "mkdir %s", buf);
-		*p = '/';
-	}
-	ATF_REQUIRE_MSG(mkdir(buf, 0755) == 0 || errno == EEXIST, "mkdir %s", buf);
-}
-
-static void write_file(const char *path, const char *content)
-{
-	FILE *f = fopen(path, "w");
-
-	ATF_REQUIRE_MSG(f, "create %s", path);
-	fputs(content, f);
-	ATF_REQUIRE(fclose(f) == 0);
-}
-
-static void read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	ATF_REQUIRE_MSG(fd >= 0, "open %s", path);
-	n = read(fd, buf, size - 1);
-	ATF_REQUIRE(n >= 0);
-	buf[n] = '\0';
-	close(fd);
-}
-
-static void symlink_at(const char *target, const char *dir, const char *name)
-{
-	char path[2 * PATH_MAX];
-
-	ATF_REQUIRE((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path));
-	ATF_REQUIRE_MSG(symlink(target, path) == 0, "symlink %s", path);
-}
-
-/*
- * A device sys<devpath> with an empty uevent file and, if subsys is given
- * ("class/block"), a subsystem link as sysfs makes it ("../../../class/block").
- */
-static void mkdev(const char *devpath, const char *subsys)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 16], target[PATH_MAX] = "";
-
-	snprintf(dir, sizeof(dir), "sys%s", devpath);
-	mkdir_p(dir);
-	snprintf(path, sizeof(path), "%s/uevent", dir);
-	write_file(path, "");
-	if (!subsys)
-		return;
-	for (const char *p = devpath; *p; p++)
-		if (*p == '/')
-			strcat(target, "../");
-	strcat(target, subsys);
-	symlink_at(target, dir, "subsystem");
-}
-
-static void check_scan(const char *sysfs, const char *subtree,
-		       const char *const *want, size_t nwant)
-{
-	struct coldplug_list l;
-	int r = coldplug_scan(sysfs, subtree, &l);
-
-	ATF_REQUIRE_EQ_MSG(r, 0, "coldplug_scan: %s", strerror(-r));
-	for (size_t i = 0; i < l.n || i < nwant; i++)
-		printf("%3zu %-60s %s\n", i, i < l.n ? l.dev[i].devpath : "-",
-		       i < nwant ? want[i] : "-");
-	ATF_REQUIRE_EQ(l.n, nwant);
-	for (size_t i = 0; i < nwant; i++)
-		ATF_CHECK_STREQ_MSG(l.dev[i].devpath, want[i], "position %zu", i);
-	for (size_t i = 1; i < l.n; i++)
-		ATF_CHECK_MSG(l.dev[i - 1].priority <= l.dev[i].priority,
-			      "priority drops at %zu", i);
-	coldplug_list_free(&l);
-	ATF_CHECK_EQ(l.n, 0);
-	ATF_CHECK(l.dev == NULL);
-}
-
-#define PCI "/devices/pci0000:00"
-#define USB PCI "/0000:00:02.0/usb1"
-
-/* A small machine, with the traps a walk must not fall into. */
-static void build_machine(void)
-{
-	mkdev(PCI, NULL);
-	mkdev(PCI "/0000:00:01.0", "bus/pci");
-	mkdir_p("sys" PCI "/0000:00:01.0/block"); /* class dir, not a device */
-	mkdev(PCI "/0000:00:01.0/block/sda", "class/block");
-	mkdev(PCI "/0000:00:01.0/block/sda/sda1", "class/block");
-	mkdev(PCI "/0000:00:02.0", "bus/pci");
-	mkdev(USB, "bus/usb");
-	mkdev(USB "/1-1", "bus/usb");
-	mkdev(USB "/1-1/1-1:1.0", "bus/usb");
-	mkdev(USB "/1-1/1-1:1.0/input/input3", "class/input");
-	mkdev(USB "/1-1/1-1:1.0/input/input3/event3", "class/input");
-	mkdev(PCI "/0000:00:03.0", "bus/pci");
-	mkdev(PCI "/0000:00:03.0/net/eth0", "class/net");
-	mkdev("/devices/platform", NULL);
-	mkdev("/devices/platform/serial8250", "bus/platform");
-	mkdev("/devices/platform/serial8250/tty/ttyS0", "class/tty");
-	mkdev("/devices/platform/pcspkr", "bus/platform");
-	mkdev("/devices/platform/mdio-bus", "bus/platform"); /* "md", not block */
-	mkdev("/devices/virtual/block/loop0", "class/block");
-	mkdev("/devices/virtual/block/dm-0", "class/block");
-	mkdev("/devices/virtual/block/dm-0/vcs9", "class/tty"); /* below dm: late */
-	mkdev("/devices/virtual/block/md0", "class/block");
-	mkdev("/devices/virtual/block/md0/md0p1", "class/block");
-	mkdev("/devices/virtual/mem/null", "class/mem");
-	mkdev("/devices/virtual/mem/zero", "class/mem");
-	mkdev("/devices/virtual/tty/tty0", "class/tty");
-	mkdev("/devices/virtual/nodev/child", "class/misc"); /* parent has no uevent */
-
-	/* not devices, or not to be reached */
-	mkdev("/devices/.hidden", "class/block");
-	mkdev("/devices/.hidden/inner", "class/block");
-	mkdev("/elsewhere/dev0", "class/block");
-	mkdev("/bus/platform/devices/fake0", "bus/platform");
-	symlink_at("../../elsewhere", "sys/devices/virtual", "link");
-	symlink_at("../pci0000:00", "sys/devices/virtual", "pci-again");
-	symlink_at("../../../bus/platform/devices", "sys/devices/platform/pcspkr", "peers");
-	mkdir_p("sys/devices/virtual/udir/uevent"); /* a directory named uevent */
-	mkdir_p("sys/devices/virtual/ulink");       /* uevent is a symlink */
-	symlink_at("../mem/null/uevent", "sys/devices/virtual/ulink", "uevent");
-}
-
-static const char *const machine_order[] = {
-	/* block, with ancestors (the PCI root has no subsystem: not a device) */
-	PCI "/0000:00:01.0",
-	PCI "/0000:00:01.0/block/sda",
-	PCI "/0000:00:01.0/block/sda/sda1",
-	"/devices/virtual/block/loop0",
-	/* net */
-	PCI "/0000:00:03.0",
-	PCI "/0000:00:03.0/net/eth0",
-	/* tty */
-	"/devices/platform/serial8250",
-	"/devices/platform/serial8250/tty/ttyS0",
-	"/devices/virtual/tty/tty0",
-	/* input */
-	PCI "/0000:00:02.0",
-	USB,
-	USB "/1-1",
-	USB "/1-1/1-1:1.0",
-	USB "/1-1/1-1:1.0/input/input3",
-	USB "/1-1/1-1:1.0/input/input3/event3",
-	/* the rest */
-	"/devices/platform/mdio-bus",
-	"/devices/platform/pcspkr",
-	"/devices/virtual/mem/null",
-	"/devices/virtual/mem/zero",
-	"/devices/virtual/nodev/child",
-	/* md and dm, and what lies below them */
-	"/devices/virtual/block/dm-0",
-	"/devices/virtual/block/dm-0/vcs9",
-	"/devices/virtual/block/md0",
-	"/devices/virtual/block/md0/md0p1",
-};
-
-ATF_TC_WITHOUT_HEAD(scan_order);
-ATF_TC_BODY(scan_order, tc)
-{
-	build_machine();
-	check_scan("sys", NULL, machine_order, N_ELEMS(machine_order));
-	check_scan("sys", "/devices", machine_order, N_ELEMS(machine_order));
-	check_scan("sys/", "/devices/", machine_order, N_ELEMS(machine_order));
-}
-
-ATF_TC_WITHOUT_HEAD(scan_priorities);
-ATF_TC_BODY(scan_priorities, tc)
-{
-	struct coldplug_list l;
-	int sda = -1, eth0 = -1, tty0 = -1, input3 = -1, null = -1, md0 = -1, pci = -1;
-
-	build_machine();
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &l), 0);
-	for (size_t i = 0; i < l.n; i++) {
-		const char *name = strrchr(l.dev[i].devpath, '/') + 1;
-		int p = l.dev[i].priority;
-
-		sda = strcmp(name, "sda") == 0 ? p : sda;
-		eth0 = strcmp(name, "eth0") == 0 ? p : eth0;
-		tty0 = strcmp(name, "tty0") == 0 ? p : tty0;
-		input3 = strcmp(name, "input3") == 0 ? p : input3;
-		null = strcmp(name, "null") == 0 ? p : null;
-		md0 = strcmp(name, "md0") == 0 ? p : md0;
-		pci = strcmp(l.dev[i].devpath, PCI "/0000:00:01.0") == 0 ? p : pci;
-		ATF_CHECK_MSG(strcmp(l.dev[i].devpath, PCI) != 0,
-			      "a device without subsystem was listed");
-	}
-	ATF_CHECK(sda >= 0);
-	ATF_CHECK_EQ(pci, sda); /* an ancestor takes the best claim below it */
-	ATF_CHECK(sda < eth0 && eth0 < tty0 && tty0 < input3 && input3 < null && null < md0);
-	coldplug_list_free(&l);
-}
-
-/*
- * '-' and '.' sort below '/' in bytes; devpath order must still keep each
- * subtree together, also when a claim is passed up to the ancestors.
- */
-ATF_TC_WITHOUT_HEAD(scan_path_order);
-ATF_TC_BODY(scan_path_order, tc)
-{
-	static const char *const want[] = {
-		/* tty, claimed by c */
-		"/devices/a", "/devices/a/b", "/devices/a/b/c",
-		/* the rest */
-		"/devices/a-b", "/devices/a-b/x", "/devices/a.c", "/devices/aa",
-		"/devices/q", "/devices/q/r", "/devices/q-r",
-	};
-
-	for (size_t i = N_ELEMS(want); i-- > 0;)
-		mkdev(want[i], i == 2 ? "class/tty" : "bus/other");
-	check_scan("sys", NULL, want, N_ELEMS(want));
-}
-
-ATF_TC_WITHOUT_HEAD(scan_subtree);
-ATF_TC_BODY(scan_subtree, tc)
-{
-	static const char *const mem[] = {
-		"/devices/virtual/mem/null", "/devices/virtual/mem/zero",
-	};
-	static const char *const null[] = { "/devices/virtual/mem/null" };
-	static const char *const md0[] = {
-		"/devices/virtual/block/md0", "/devices/virtual/block/md0/md0p1",
-	};
-
-	build_machine();
-	check_scan("sys", "/devices/virtual/mem", mem, 2);
-	check_scan("sys", "/devices//virtual/./mem/", mem, 2);
-	check_scan("sys", "/devices/virtual/mem/null", null, 1);
-	check_scan("sys", "/devices/virtual/block/md0", md0, 2);
-	check_scan("sys", "/devices/virtual/udir", NULL, 0);
-}
-
-ATF_TC_WITHOUT_HEAD(scan_bad_subtree);
-ATF_TC_BODY(scan_bad_subtree, tc)
-{
-	static const char *const bad[] = {
-		"/devices/../etc", "/sys", "devices", "/devicesX", "", "/",
-		"/devices/virtual/..", "/devices/virtual/../../etc", "//devices",
-	};
-	struct coldplug_list l;
-
-	build_machine();
-	for (size_t i = 0; i < N_ELEMS(bad); i++) {
-		l.n = 99;
-		ATF_CHECK_EQ_MSG(coldplug_scan("sys", bad[i], &l), -EINVAL, "%s", bad[i]);
-		ATF_CHECK_EQ(l.n, 0);
-	}
-	ATF_CHECK_EQ(coldplug_scan("sys", "/devices/none", &l), -ENOENT);
-	ATF_CHECK_EQ(coldplug_scan("nosys", NULL, &l), -ENOENT);
-	/* a subtree through a symlink is refused, not followed */
-	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link", &l) < 0);
-	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link/dev0", &l) < 0);
-	ATF_CHECK_EQ(l.n, 0);
-	coldplug_list_free(&l);
-}
-
-/* Depth is bounded: the root and 64 levels below it. */
-ATF_TC_WITHOUT_HEAD(scan_depth_limit);
-ATF_TC_BODY(scan_depth_limit, tc)
-{
-	char path[512] = "/devices/deep";
-	struct coldplug_list l;
-
-	mkdev(path, "bus/test");
-	for (int i = 1; i <= 70; i++) {
-		strcat(path, "/d");
-		mkdev(path, "bus/test");
-	}
-	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/deep", &l), 0);
-	ATF_REQUIRE_EQ(l.n, 65);
-	ATF_CHECK_EQ(strlen(l.dev[64].devpath), strlen("/devices/deep") + 64 * 2);
-	for (size_t i = 1; i < l.n; i++)
-		ATF_CHECK_EQ(strlen(l.dev[i].devpath), strlen(l.dev[i - 1].devpath) + 2);
-	coldplug_list_free(&l);
-}
-
-/* Create dir/name holding an empty uevent file; returns the open new dir. */
-static int mkdev_at(int dir, const char *name)
-{
-	int fd, u;
-
-	ATF_REQUIRE(mkdirat(dir, name, 0755) == 0);
-	fd = openat(dir, name, O_RDONLY | O_DIRECTORY);
-	ATF_REQUIRE(fd >= 0);
-	u = openat(fd, "uevent", O_WRONLY | O_CREAT, 0644);
-	ATF_REQUIRE(u >= 0);
-	close(u);
-	ATF_REQUIRE(symlinkat("../bus/test", fd, "subsystem") == 0);
-	return fd;
-}
-
-/*
- * Devices whose uevent path would not fit PATH_MAX are skipped, not an error.
- * 16 levels of 250-byte names, then two leaves: sys<devpath>/uevent of "fits"
- * is PATH_MAX - 1 bytes long, that of "over" one byte more.
- */
-ATF_TC_WITHOUT_HEAD(scan_long_paths);
-ATF_TC_BODY(scan_long_paths, tc)
-{
-	char name[251], fits[NAME_MAX + 1], over[NAME_MAX + 2];
-	size_t len = strlen("/devices/long"), leaf;
-	struct coldplug_list l;
-	int fd;
-
-	memset(name, 'n', sizeof(name) - 1);
-	name[sizeof(name) - 1] = '\0';
-	mkdev("/devices/long", "bus/test");
-	fd = open("sys/devices/long", O_RDONLY | O_DIRECTORY);
-	ATF_REQUIRE(fd >= 0);
-	for (int i = 0; i < 16; i++) {
-		int next = mkdev_at(fd, name);
-
-		close(fd);
-		fd = next;
-		len += 1 + strlen(name);
-	}
-	leaf = PATH_MAX - 1 - strlen("sys") - strlen("/uevent") - len - 1;
-	ATF_REQUIRE(leaf > 1 && leaf < NAME_MAX);
-	memset(fits, 'f', leaf);
-	fits[leaf] = '\0';
-	memset(over, 'o', leaf + 1);
-	over[leaf + 1] = '\0';
-	close(mkdev_at(fd, fits));
-	close(mkdev_at(fd, over));
-	close(fd);
-
-	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/long", &l), 0);
-	ATF_REQUIRE_EQ(l.n, 18);
-	ATF_CHECK_EQ(strlen("sys") + strlen(l.dev[17].devpath) + strlen("/uevent"), PATH_MAX - 1);
-	ATF_CHECK_STREQ(strrchr(l.dev[17].devpath, '/') + 1, fits);
-	coldplug_list_free(&l);
-}
-
-/* Running out of descriptors aborts the scan (no silent gaps) and frees all. */
-ATF_TC_WITHOUT_HEAD(scan_out_of_fds);
-ATF_TC_BODY(scan_out_of_fds, tc)
-{
-	char path[512] = "/devices/deep";
-	struct rlimit old, low;
-	struct coldplug_list l;
-	int r;
-
-	/* leaves made before and after each d, so some are found before it fails */
-	mkdev(path, "bus/test");
-	for (int i = 0; i < 40; i++) {
-		char leaf[sizeof(path) + 8];
-
-		snprintf(leaf, sizeof(leaf), "%s/a", path);
-		mkdev(leaf, "bus/test");
-		strcat(path, "/d");
-		mkdev(path, "bus/test");
-		snprintf(leaf, sizeof(leaf), "%.*s/z", (int)strlen(path) - 2, path);
-		mkdev(leaf, "bus/test");
-	}
-	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &old) == 0);
-	low = old;
-	low.rlim_cur = 24;
-	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
-	r = coldplug_scan("sys", NULL, &l);
-	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &old) == 0);
-	ATF_CHECK_EQ(r, -EMFILE);
-	ATF_CHECK_EQ(l.n, 0);
-	ATF_CHECK(l.dev == NULL);
-}
-
-ATF_TC_WITHOUT_HEAD(scan_deterministic);
-ATF_TC_BODY(scan_deterministic, tc)
-{
-	struct coldplug_list a, b;
-
-	build_machine();
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &a), 0);
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &b), 0);
-	ATF_REQUIRE_EQ(a.n, b.n);
-	for (size_t i = 0; i < a.n; i++) {
-		ATF_CHECK_STREQ(a.dev[i].devpath, b.dev[i].devpath);
-		ATF_CHECK_EQ(a.dev[i].priority, b.dev[i].priority);
-	}
-	coldplug_list_free(&a);
-	coldplug_list_free(&b);
-	coldplug_list_free(&b); /* freeing twice is harmless */
-}
 
 ATF_TC_WITHOUT_HEAD(trigger_writes);
 ATF_TC_BODY(trigger_writes, tc)
@@ -419,17 +26,17 @@ ATF_TC_BODY(trigger_writes, tc)
 	char uuid[COLDPLUG_UUID_LEN + 1], want[64], got[128];
 	struct coldplug_uuids u = { .left = 0 };
 
-	build_machine();
+	fs_small_machine();
 	ATF_REQUIRE_EQ(coldplug_new_uuid(&u, uuid), 0);
 	ATF_REQUIRE_EQ(coldplug_trigger("sys", "/devices/virtual/mem/null", "add", uuid), 0);
 	snprintf(want, sizeof(want), "add %s", uuid);
-	read_file("sys/devices/virtual/mem/null/uevent", got, sizeof(got));
+	fs_read_file("sys/devices/virtual/mem/null/uevent", got, sizeof(got));
 	ATF_CHECK_STREQ(got, want);
-	read_file("sys/devices/virtual/mem/zero/uevent", got, sizeof(got));
+	fs_read_file("sys/devices/virtual/mem/zero/uevent", got, sizeof(got));
 	ATF_CHECK_STREQ(got, "");
 
 	ATF_REQUIRE_EQ(coldplug_trigger("sys", "/devices/virtual/mem/zero", "change", NULL), 0);
-	read_file("sys/devices/virtual/mem/zero/uevent", got, sizeof(got));
+	fs_read_file("sys/devices/virtual/mem/zero/uevent", got, sizeof(got));
 	ATF_CHECK_STREQ(got, "change");
 }
 
@@ -440,7 +47,7 @@ ATF_TC_BODY(trigger_errors, tc)
 	const char *null = "/devices/virtual/mem/null";
 	struct coldplug_uuids u = { .left = 0 };
 
-	build_machine();
+	fs_small_machine();
 	ATF_REQUIRE_EQ(coldplug_new_uuid(&u, uuid), 0);
 	ATF_CHECK_EQ(coldplug_trigger("sys", "/devices/virtual/mem/gone", "add", uuid), -ENOENT);
 	ATF_CHECK_EQ(coldplug_trigger("nosys", null, "add", uuid), -ENOENT);
@@ -460,7 +67,7 @@ ATF_TC_BODY(trigger_errors, tc)
 	ATF_CHECK_EQ(coldplug_trigger("sys", "/devices/virtual/../virtual/mem/null", "add", NULL),
 		     -EINVAL);
 	ATF_CHECK_EQ(coldplug_trigger("sys", "devices/virtual/mem/null", "add", NULL), -EINVAL);
-	read_file("sys/devices/virtual/mem/null/uevent", got, sizeof(got));
+	fs_read_file("sys/devices/virtual/mem/null/uevent", got, sizeof(got));
 	ATF_CHECK_STREQ(got, "");
 }
 
@@ -491,83 +98,128 @@ ATF_TC_BODY(uuid_format, tc)
 		ATF_CHECK_MSG(strcmp(uuids[i - 1], uuids[i]) != 0, "repeated %s", uuids[i]);
 }
 
-static int cmp_devpath(const void *a, const void *b)
+/* ---- a coldplug pass ---- */
+
+static void make_devices(int n)
 {
-	return strcmp(((const struct coldplug_device *)a)->devpath,
-		      ((const struct coldplug_device *)b)->devpath);
+	char devpath[64];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(devpath, sizeof(devpath), "/devices/virtual/test/t%d", i);
+		fs_mkdev(devpath, "class/test");
+	}
 }
 
-/*
- * The whole real /sys/devices, read only, against find(1): the walk's
- * shortcuts (a short sysfs read is the end of a directory; a device's
- * "power" group is skipped) must not lose a single device. Directories
- * with more entries than one read returns (system/memory, block queues)
- * are where a wrong end would show.
- */
-ATF_TC_WITHOUT_HEAD(real_sysfs_complete);
-ATF_TC_BODY(real_sysfs_complete, tc)
+/* Paced by the replies outstanding; every device once; done exactly once. */
+ATF_TC_WITHOUT_HEAD(run_paced);
+ATF_TC_BODY(run_paced, tc)
 {
-	const char *cmd = "find /sys/devices -name uevent -type f | sed 's,/uevent$,,' | "
-			  "while read -r d; do [ -L \"$d/subsystem\" ] && echo \"${d#/sys}\"; done | "
-			  "grep -v '/power$' | LC_ALL=C sort";
-	struct coldplug_list l;
-	char line[4096];
-	size_t i = 0, seen = 0;
-	FILE *f;
+	struct coldplug_run r;
+	struct logger log;
+	struct settle s;
+	int done = 0;
 
-	if (access("/sys/devices/virtual/mem/null/uevent", F_OK) != 0)
-		atf_tc_skip("no /sys/devices/virtual/mem/null");
-	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices", &l), 0);
-	qsort(l.dev, l.n, sizeof(l.dev[0]), cmp_devpath);
-	f = popen(cmd, "r");
-	ATF_REQUIRE(f != NULL);
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		seen++;
-		while (i < l.n && strcmp(l.dev[i].devpath, line) < 0)
-			i++;
-		ATF_CHECK_MSG(i < l.n && strcmp(l.dev[i].devpath, line) == 0,
-			      "find sees %s, the walk does not", line);
-	}
-	ATF_CHECK_EQ(pclose(f), 0);
-	ATF_CHECK_MSG(seen > 50, "find saw only %zu devices", seen);
-	ATF_CHECK_EQ_MSG(l.n, seen, "the walk found %zu devices, find %zu", l.n, seen);
-	coldplug_list_free(&l);
+	make_devices(150);
+	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
+	settle_init(&s);
+	coldplug_run_init(&r, "sys", false, &log);
+	ATF_CHECK(!coldplug_run_ready(&r, &s));
+	ATF_REQUIRE_EQ(coldplug_run_begin(&r, NULL, 0), 0);
+	ATF_CHECK_EQ(coldplug_run_left(&r), 150);
+	ATF_CHECK(!coldplug_run_step(&r, &s));
+	ATF_CHECK_EQ(settle_pending(&s), 64);
+	ATF_CHECK(!coldplug_run_step(&r, &s));
+	ATF_CHECK_EQ(settle_pending(&s), 128);
+	ATF_CHECK(coldplug_run_ready(&r, &s)); /* at two batches, still */
+	done += coldplug_run_step(&r, &s);
+	ATF_CHECK_EQ(done, 1);
+	ATF_CHECK_EQ(settle_pending(&s), 150);
+	ATF_CHECK_EQ(r.triggers, 150);
+	ATF_CHECK_EQ(coldplug_run_left(&r), 0);
+	ATF_CHECK(!coldplug_run_step(&r, &s)); /* over: nothing more */
+	ATF_CHECK_EQ(r.triggers, 150);
+	coldplug_run_fini(&r);
+	settle_fini(&s);
 }
 
-/* The real /sys, read only. */
-ATF_TC_WITHOUT_HEAD(real_sysfs);
-ATF_TC_BODY(real_sysfs, tc)
+/* More than two batches without replies: no further triggers until replies come. */
+ATF_TC_WITHOUT_HEAD(run_waits_for_replies);
+ATF_TC_BODY(run_waits_for_replies, tc)
 {
-	struct coldplug_list l;
-	bool found = false;
+	struct coldplug_run r;
+	struct logger log;
+	struct settle s;
 
-	if (access("/sys/devices/virtual/mem/null/uevent", F_OK) != 0)
-		atf_tc_skip("no /sys/devices/virtual/mem/null");
-	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices/virtual/mem", &l), 0);
-	for (size_t i = 0; i < l.n; i++) {
-		ATF_CHECK(strncmp(l.dev[i].devpath, "/devices/virtual/mem/", 21) == 0);
-		found |= strcmp(l.dev[i].devpath, "/devices/virtual/mem/null") == 0;
-	}
-	ATF_CHECK(found);
-	coldplug_list_free(&l);
+	make_devices(300);
+	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
+	settle_init(&s);
+	coldplug_run_init(&r, "sys", false, &log);
+	ATF_REQUIRE_EQ(coldplug_run_begin(&r, NULL, 0), 0);
+	for (int i = 0; i < 5; i++)
+		(void)coldplug_run_step(&r, &s);
+	ATF_CHECK_EQ(r.triggers, 192);
+	ATF_CHECK(!coldplug_run_ready(&r, &s));
+	settle_forget_all(&s); /* as if every reply came */
+	ATF_CHECK(coldplug_run_ready(&r, &s));
+	(void)coldplug_run_step(&r, &s);
+	ATF_CHECK_EQ(r.triggers, 256);
+	coldplug_run_fini(&r);
+	settle_fini(&s);
+}
+
+/* After lost events the next pass goes slower; the batch never reaches 0. */
+ATF_TC_WITHOUT_HEAD(run_slow_down);
+ATF_TC_BODY(run_slow_down, tc)
+{
+	struct coldplug_run r;
+	struct logger log;
+
+	make_devices(3);
+	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
+	coldplug_run_init(&r, "sys", true, &log);
+	ATF_REQUIRE_EQ(coldplug_run_begin(&r, NULL, 0), 0);
+	coldplug_run_slow_down(&r);
+	ATF_CHECK(!r.active);
+	ATF_CHECK(!r.unpaced);
+	ATF_CHECK_EQ(r.batch, 32);
+	for (int i = 0; i < 10; i++)
+		coldplug_run_slow_down(&r);
+	ATF_CHECK_EQ(r.batch, 1);
+	coldplug_run_fini(&r);
+}
+
+/* A trigger that cannot be written is counted (a vanished device is not). */
+ATF_TC_WITHOUT_HEAD(run_write_errors);
+ATF_TC_BODY(run_write_errors, tc)
+{
+	struct coldplug_run r;
+	struct logger log;
+	struct settle s;
+
+	make_devices(3);
+	ATF_REQUIRE_EQ(chmod("sys/devices/virtual/test/t1/uevent", 0), 0);
+	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
+	settle_init(&s);
+	coldplug_run_init(&r, "sys", false, &log);
+	ATF_REQUIRE_EQ(coldplug_run_begin(&r, NULL, 0), 0);
+	ATF_REQUIRE_EQ(system("rm -rf sys/devices/virtual/test/t2"), 0);
+	ATF_CHECK(coldplug_run_step(&r, &s));
+	if (geteuid() != 0)
+		ATF_CHECK_EQ(r.errors, 1); /* root may write a mode-0 file */
+	ATF_CHECK_EQ(r.triggers + r.errors, 2);
+	ATF_CHECK_EQ(settle_pending(&s), r.triggers);
+	coldplug_run_fini(&r);
+	settle_fini(&s);
 }
 
 ATF_TP_ADD_TCS(tp)
 {
-	ATF_TP_ADD_TC(tp, scan_order);
-	ATF_TP_ADD_TC(tp, scan_priorities);
-	ATF_TP_ADD_TC(tp, scan_path_order);
-	ATF_TP_ADD_TC(tp, scan_subtree);
-	ATF_TP_ADD_TC(tp, scan_bad_subtree);
-	ATF_TP_ADD_TC(tp, scan_depth_limit);
-	ATF_TP_ADD_TC(tp, scan_long_paths);
-	ATF_TP_ADD_TC(tp, scan_out_of_fds);
-	ATF_TP_ADD_TC(tp, scan_deterministic);
 	ATF_TP_ADD_TC(tp, trigger_writes);
 	ATF_TP_ADD_TC(tp, trigger_errors);
 	ATF_TP_ADD_TC(tp, uuid_format);
-	ATF_TP_ADD_TC(tp, real_sysfs);
-	ATF_TP_ADD_TC(tp, real_sysfs_complete);
+	ATF_TP_ADD_TC(tp, run_paced);
+	ATF_TP_ADD_TC(tp, run_waits_for_replies);
+	ATF_TP_ADD_TC(tp, run_slow_down);
+	ATF_TP_ADD_TC(tp, run_write_errors);
 	return atf_no_error();
 }

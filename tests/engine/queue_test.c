@@ -105,8 +105,8 @@ ATF_TC_BODY(done_list_carries_uuid, tc)
 	wait_idle(&q);
 	done = queue_take_done(&q);
 	for (e = done; e; e = e->next, n++)
-		if (e->seqnum == 10)
-			ATF_CHECK_STREQ(e->synth_uuid, "12345678-1234-1234-1234-123456789abc");
+		if (e->ev.seqnum == 10)
+			ATF_CHECK_STREQ(e->ev.synth_uuid, "12345678-1234-1234-1234-123456789abc");
 	ATF_CHECK_EQ(n, 2);
 	while (done) {
 		e = done->next;

@@ -10,12 +10,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -656,45 +654,6 @@ ATF_TC_BODY(concurrent_adds, tc)
 	fx_fini(&f);
 }
 
-/*
- * mountinfo parsing, against a real devtmpfs mount on a directory whose name
- * needs escaping, in a private mount namespace (gone when the case exits).
- */
-ATF_TC_WITHOUT_HEAD(devtmpfs_detect);
-ATF_TC_BODY(devtmpfs_detect, tc)
-{
-	const char *odd = "d e\\v\tx";
-	int r;
-
-	require_root();
-	ATF_REQUIRE_EQ(mkdir("plain", 0755), 0);
-	ATF_REQUIRE_EQ(mkdir(odd, 0755), 0);
-	ATF_CHECK(!devnode_is_devtmpfs("plain"));
-	ATF_CHECK(!devnode_is_devtmpfs("missing"));
-	if (unshare(CLONE_NEWNS) < 0)
-		atf_tc_skip("no private mount namespace: %s", strerror(errno));
-	ATF_REQUIRE_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-
-	ATF_CHECK(!devnode_is_devtmpfs(odd));
-	r = devnode_mount_devtmpfs(odd);
-	if (r == -ENODEV)
-		atf_tc_skip("kernel without devtmpfs");
-	ATF_REQUIRE_EQ(r, 0);
-	ATF_CHECK(devnode_is_devtmpfs(odd));
-	ATF_REQUIRE_EQ(symlink(odd, "alias"), 0);
-	ATF_CHECK(devnode_is_devtmpfs("alias"));
-	ATF_CHECK(!devnode_is_devtmpfs("plain"));
-	ATF_CHECK_EQ(devnode_mount_devtmpfs(odd), 0); /* already: nothing stacked */
-
-	/* the topmost mount decides */
-	ATF_REQUIRE_EQ(mount("tmpfs", odd, "tmpfs", 0, NULL), 0);
-	ATF_CHECK(!devnode_is_devtmpfs(odd));
-	ATF_CHECK_EQ(umount2(odd, MNT_DETACH), 0);
-	ATF_CHECK(devnode_is_devtmpfs(odd));
-	ATF_CHECK_EQ(umount2(odd, MNT_DETACH), 0);
-	ATF_CHECK(!devnode_is_devtmpfs(odd));
-}
-
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, add_block_and_char);
@@ -715,6 +674,5 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, prune_gone_devices);
 	ATF_TP_ADD_TC(tp, ignored_events);
 	ATF_TP_ADD_TC(tp, concurrent_adds);
-	ATF_TP_ADD_TC(tp, devtmpfs_detect);
 	return atf_no_error();
 }

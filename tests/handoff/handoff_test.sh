@@ -50,6 +50,15 @@ wait_exit() {
 	wait "$1"
 }
 
+# wait_log PATTERN: the holder logs PATTERN within 5 s (it logs after the peer left)
+wait_log() {
+	for _ in $(seq 50); do
+		grep -q "$1" holder.log && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 cleanup_holder() {
 	[ -f holder.pid ] && kill -9 "$(cat holder.pid)" 2>/dev/null
 	[ -f rundir ] && rm -rf "$(cat rundir)"
@@ -285,6 +294,63 @@ listen_fds_for_another_pid_body() {
 }
 listen_fds_for_another_pid_cleanup() { cleanup_holder; }
 
+# adopt_with_env FDS NAMES: adopt with LISTEN_FDS=FDS, LISTEN_FDNAMES=NAMES and
+# LISTEN_PID its own pid (sh execs it), no inherited kernel socket; PROG reports
+adopt_with_env() {
+	env LISTEN_FDS="$1" LISTEN_FDNAMES="$2" sh -c \
+		'export LISTEN_PID=$$; exec "$0" --run "$1" adopt -- "$0" report' "$HP" "$RUN"
+}
+
+atf_test_case listen_fdnames_mismatch cleanup
+listen_fdnames_mismatch_head() {
+	atf_set descr "LISTEN_FDNAMES with more or fewer names than LISTEN_FDS: names rebuilt, no overflow"
+	atf_set require.user root
+}
+listen_fdnames_mismatch_body() {
+	setup_vars
+	start_holder --timeout 60
+	make_events
+	# 8 fds, 1 name: the names buffer was sized from LISTEN_FDNAMES (heap overflow)
+	adopt_with_env 8 a > out 2> err || atf_fail "adopt/PROG failed: $(cat err)"
+	grep -qx 'listen_fds=9' out || atf_fail "LISTEN_FDS: $(cat out) $(cat err)"
+	u=unknown
+	grep -qx "listen_fdnames=$u:$u:$u:$u:$u:$u:$u:$u:systemd-udevd-kernel.socket" out ||
+		atf_fail "names: $(grep fdnames out)"
+	grep -q "^fd11=netlink:raw:15 " out || atf_fail "fd 11: $(cat out)"
+	check_events out
+	# 2 fds, 3 names: the kernel socket's name was cut short
+	start_holder --timeout 60
+	make_events
+	adopt_with_env 2 a:b:c > out 2> err || atf_fail "adopt/PROG failed: $(cat err)"
+	grep -qx 'listen_fdnames=unknown:unknown:systemd-udevd-kernel.socket' out ||
+		atf_fail "names: $(grep fdnames out)"
+	check_events out
+}
+listen_fdnames_mismatch_cleanup() { cleanup_holder; }
+
+atf_test_case only_group_1 cleanup
+only_group_1_head() {
+	atf_set descr "a uevent socket bound to more groups than the kernel's is neither held nor adopted"
+	atf_set require.user root
+}
+only_group_1_body() {
+	setup_vars
+	mkdir -p -m 0700 "$RUN"
+	# the holder refuses it
+	"$HP" hold --run "$RUN" --groups 3 > hold.out 2> holder.log
+	[ $? -eq 1 ] || atf_fail "the holder took a socket bound to groups 1 and 2"
+	grep -q 'not bound to the kernel.s group alone' holder.log || atf_fail "$(cat holder.log)"
+	# adopt refuses it, and starts PROG without it
+	"$HP" fake-holder "$RUN" 3 > fake.out &
+	echo $! > holder.pid
+	i=0
+	while ! [ -S "$RUN/handoff" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	atf_check -s exit:0 -o save:out -e save:err "$HP" --run "$RUN" adopt -- "$HP" report
+	grep -q 'not bound to the kernel.s group alone' err || atf_fail "not refused: $(cat err)"
+	grep -qx 'listen_fds=unset' out || atf_fail "PROG got a socket: $(cat out)"
+}
+only_group_1_cleanup() { cleanup_holder; }
+
 atf_test_case peer_dies_before_ack cleanup
 peer_dies_before_ack_head() {
 	atf_set descr "a fetcher that exits without confirming: the holder keeps the socket"
@@ -296,7 +362,7 @@ peer_dies_before_ack_body() {
 	make_events
 	atf_check -s exit:0 -o match:'^reply=OK about .* fds=1$' "$HP" fetch-noack "$RUN"
 	kill -0 "$HOLDER" || atf_fail "holder exited though nobody confirmed"
-	grep -q 'did not take the uevent socket .*still holding' holder.log ||
+	wait_log 'did not take the uevent socket .*still holding' ||
 		atf_fail "not logged: $(cat holder.log)"
 	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report
 	check_events out
@@ -417,6 +483,8 @@ atf_init_test_cases() {
 	atf_add_test_case activation_copy_retired
 	atf_add_test_case listen_fds_for_another_pid
 	atf_add_test_case peer_dies_before_ack
+	atf_add_test_case listen_fdnames_mismatch
+	atf_add_test_case only_group_1
 	atf_add_test_case overflow_preserved
 	atf_add_test_case daemon_handoff
 	atf_add_test_case udevadm_exit_hands_off

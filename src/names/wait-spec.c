@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include "engine/wait.h"
+#include "names/wait-spec.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "util/escape.h"
 #include "handlers/blkid-probe.h"
+#include "util/number.h"
 
 struct tag {
 	const char *prefix;
@@ -47,17 +44,18 @@ static int tag_name(const struct tag *t, const char *value, char *name, size_t s
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
+/* MAJ:MIN, both strict decimal numbers. */
 static int devnum_name(const char *spec, char *name, size_t size, const char **why)
 {
-	unsigned int major, minor;
-	char tail;
+	const char *colon = strchr(spec, ':');
+	uint64_t major, minor;
 
-	if (sscanf(spec, "%u:%u%c", &major, &minor, &tail) != 2 ||
-	    spec[0] < '0' || spec[0] > '9') {
+	if (!colon || number_parse(spec, (size_t)(colon - spec), UINT32_MAX, &major) < 0 ||
+	    number_parse_str(colon + 1, UINT32_MAX, &minor) < 0) {
 		*why = "expected MAJ:MIN";
 		return -EINVAL;
 	}
-	snprintf(name, size, "block/%u:%u", major, minor);
+	snprintf(name, size, "block/%u:%u", (unsigned int)major, (unsigned int)minor);
 	return 0;
 }
 
@@ -101,60 +99,4 @@ int wait_spec_name(const char *spec, char *name, size_t size, const char **why)
 	if (strncmp(spec, "/dev/", 5) == 0)
 		return path_name(spec, name, size, why);
 	return devnum_name(spec, name, size, why);
-}
-
-bool wait_found(struct engine *e, const char *name, char *devname, size_t size)
-{
-	char target[PATH_MAX];
-	struct stat st;
-
-	/* a disk link counts once the table agrees: its node is in place then */
-	if (strncmp(name, "disk/", 5) == 0)
-		return e->links_ready && disk_links_resolve(&e->links, name + 5, devname, size) &&
-		       fstatat(e->devnode.devfd, devname, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (fstatat(e->devnode.devfd, name, &st, 0) < 0 ||
-	    !(S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-		return false;
-	/* report the node itself for block/MAJ:MIN, the name otherwise */
-	ssize_t n = readlinkat(e->devnode.devfd, name, target, sizeof(target) - 1);
-
-	if (n > 0 && strncmp(name, "block/", 6) == 0) {
-		target[n] = '\0';
-		snprintf(devname, size, "%s", strncmp(target, "../", 3) == 0 ? target + 3 : target);
-	} else {
-		snprintf(devname, size, "%s", name);
-	}
-	return true;
-}
-
-struct describe_ctx {
-	void (*emit)(void *u, const char *line);
-	void *u;
-};
-
-static void describe_one(void *u, const char *devpath, const struct disk_links_device_info *i)
-{
-	struct describe_ctx *c = u;
-	const struct probe_result *p = &i->probe;
-	char line[2048], label[600], plabel[600];
-
-	escape_log(label, sizeof(label), p->fs_label, strlen(p->fs_label));
-	escape_log(plabel, sizeof(plabel), p->part_name, strlen(p->part_name));
-	if (!i->probed)
-		snprintf(line, sizeof(line), "/dev/%s (%u:%u): not readable", i->devname,
-			 i->major, i->minor);
-	else
-		snprintf(line, sizeof(line),
-			 "/dev/%s (%u:%u): TYPE=\"%s\" UUID=\"%s\" LABEL=\"%s\" PARTUUID=\"%s\" PARTLABEL=\"%s\"",
-			 i->devname, i->major, i->minor, p->fs_type, p->fs_uuid, label,
-			 p->part_uuid, plabel);
-	c->emit(c->u, line);
-}
-
-void wait_describe_devices(struct engine *e, void (*emit)(void *u, const char *line), void *u)
-{
-	struct describe_ctx c = { emit, u };
-
-	if (e->links_ready)
-		disk_links_foreach_device(&e->links, describe_one, &c);
 }

@@ -3,7 +3,7 @@
 #include <atf-c.h>
 #include <string.h>
 
-#include "engine/wait.h"
+#include "names/wait-spec.h"
 
 static const char *name_of(const char *spec)
 {

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon process behind `initdev daemon`, `initdev coldplug` and
+ * `initdev wait` without a daemon: one engine, the control socket and its
+ * clients, a poll loop. Internal to src/cli:
+ *   daemon.c          options, start-up order, stop, handoff
+ *   daemon-loop.c     the poll loop and the deadline
+ *   control-server.c  clients of the control socket: requests and replies
+ *   daemonize.c       fork, the ready pipe, run-dir state files
+ *   wait.c            initdev wait
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli/cli.h"
+#include "engine/cmdline.h"
+#include "engine/engine.h"
+#include "names/wait-spec.h"
+#include "util/control.h"
+
+#define MAX_CLIENTS 16
+#define DEFAULT_COLDPLUG_TIMEOUT 180
+
+struct client {
+	int fd;
+	bool awaits_settle;
+	char awaits_name[WAIT_NAME_MAX]; /* initdev wait: "" if not waiting */
+	bool refused;   /* not root: answered with an error, then dropped */
+	uid_t uid;
+};
+
+struct daemon {
+	struct cli *cli;
+	struct engine engine;
+	struct cmdline cmdline;
+	struct engine_config cfg;
+	bool foreground;
+	bool until_settled;   /* initdev coldplug */
+	bool force;           /* full coldplug even beside a running udevd */
+	const char *until_found; /* initdev wait without a daemon: the name */
+	const char *wait_spec;
+	char wait_name[WAIT_NAME_MAX];
+	char found[PATH_MAX];
+	int timeout_sec;      /* -1: none */
+	uint64_t deadline;
+	bool deadline_reported;
+	int listen_fd, sig_fd, ready_fd;
+	int caller_fd;        /* the starting command's stderr, until ready; -1 */
+	struct client clients[MAX_CLIENTS];
+	bool stop;
+	bool handoff;         /* stop reading; once idle, become the holder */
+	int handoff_fd;       /* the client answered just before that */
+	int exit_code;
+	char reply[CONTROL_MSG_MAX];
+};
+
+/* daemon.c */
+void daemon_init(struct daemon *d, struct cli *cli, bool until_settled);
+/* 1 to go on, 0 after --help, -1 on a usage error (printed). */
+int daemon_parse_args(struct daemon *d, int argc, char **argv);
+/* Bind, set up, loop, tear down. The exit code; frees nothing of d itself. */
+int daemon_run(struct daemon *d);
+/* initdev wait gave up: the line before the list of block devices seen */
+void daemon_print_not_found(const struct daemon *d);
+
+/* daemon-loop.c */
+void daemon_loop(struct daemon *d);
+
+/* control-server.c */
+void server_accept(struct daemon *d);
+void server_serve(struct daemon *d, struct client *c);
+/* Answer the clients waiting for settle or for a device that is now there. */
+void server_notify(struct daemon *d);
+void server_close(struct daemon *d);
+
+/* daemonize.c */
+/* Fork; the parent returns (exits) once the child says it is ready, or
+ * with the child's failure, whose reason went to the caller's stderr. */
+int daemonize(struct daemon *d);
+/* Start-up is over: the caller returns, errors go only to the log. */
+void signal_ready(struct daemon *d);
+int write_pid_file(const char *run_dir);
+void remove_state(const char *run_dir);
+/* RUN/status.json: what the initramfs did, for whoever looks after switch_root. */
+void write_state(struct daemon *d);
+bool already_running(const char *run_dir);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+#include "handlers/set.h"
+
+#include <errno.h>
+#include <string.h>
+
+int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void *ctx)
+{
+	if (hs->n >= HANDLERS_MAX)
+		return -ENOSPC;
+	hs->table[hs->n++] = (struct handler){ ops, ctx };
+	return 0;
+}
+
+/* The parts in order; hs->up counts those done. */
+static int init_parts(struct handler_set *hs, const struct handler_set_config *cfg)
+{
+	const char *perms = cfg->perms_path ? cfg->perms_path : "/etc/initdev/rules";
+	int r = perms_load(&hs->perms, perms, hs->log);
+
+	if (r < 0)
+		log_msg(hs->log, LOG_WARNING, "rules: %s: %s; no rules apply", perms, errno_text(r));
+	hs->up++;
+	r = devnode_init(&hs->devnode, cfg->dev, cfg->mknod, &hs->perms, hs->log);
+	if (r < 0)
+		return log_errno(hs->log, LOG_ERR, r, "%s", cfg->dev);
+	hs->up++;
+	r = disk_links_init(&hs->links, hs->devnode.devfd, hs->log);
+	if (r < 0)
+		return log_errno(hs->log, LOG_ERR, r, "%s/disk", cfg->dev);
+	hs->up++;
+	disk_init(&hs->disk, cfg->sysfs, hs->devnode.devfd, &hs->links, hs->log);
+	hs->up++;
+	r = modload_init(&hs->modload, cfg->modules_dir, cfg->modprobe_d, cfg->blacklist,
+			 cfg->nblacklist, hs->log);
+	if (r < 0)
+		return r;
+	hs->up++;
+	return 0;
+}
+
+int handler_set_init(struct handler_set *hs, const struct handler_set_config *cfg,
+		     const struct logger *log)
+{
+	int r;
+
+	memset(hs, 0, sizeof(*hs));
+	hs->log = log;
+	r = init_parts(hs, cfg);
+	if (r < 0)
+		return r;
+	(void)handler_set_add(hs, &devnode_handler, &hs->devnode);
+	(void)handler_set_add(hs, &disk_handler, &hs->disk);
+	(void)handler_set_add(hs, &modload_handler, &hs->modload);
+	hs->ready = true;
+	return 0;
+}
+
+void handler_set_fini(struct handler_set *hs)
+{
+	if (hs->up > 4)
+		modload_fini(&hs->modload);
+	if (hs->up > 3)
+		disk_fini(&hs->disk);
+	if (hs->up > 2)
+		disk_links_fini(&hs->links);
+	if (hs->up > 1)
+		devnode_fini(&hs->devnode);
+	if (hs->up > 0)
+		perms_free(&hs->perms);
+	hs->up = hs->n = 0;
+	hs->ready = false;
+}
+
+bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+
+		if (h->ops->may_block && h->ops->may_block(h->ctx, ev))
+			return true;
+	}
+	return false;
+}
+
+void handler_set_run(const struct handler_set *hs, void *const *workers,
+		     const struct uevent *ev)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+		struct handler_call call = { ev, workers ? workers[i] : NULL };
+
+		h->ops->handle(h->ctx, &call);
+	}
+}
+
+void handler_set_workers_new(const struct handler_set *hs, void **workers)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+
+		/* without its state a handler runs as on the main thread */
+		workers[i] = h->ops->worker_new ? h->ops->worker_new(h->ctx) : NULL;
+	}
+}
+
+void handler_set_workers_free(const struct handler_set *hs, void **workers)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+
+		if (h->ops->worker_free)
+			h->ops->worker_free(workers[i]);
+		workers[i] = NULL;
+	}
+}

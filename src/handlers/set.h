@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The handler set: every event handler initdev runs, set up once, in the
+ * order they act on an event (the node first, then what reads it). The
+ * engine knows handlers only through this table (handler.h); a new handler
+ * is added here, not in the engine.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "handlers/devnode.h"
+#include "handlers/disk-links.h"
+#include "handlers/disk.h"
+#include "handlers/handler.h"
+#include "handlers/modload.h"
+#include "handlers/perms.h"
+#include "util/log.h"
+
+#define HANDLERS_MAX 8
+
+struct handler_set_config {
+	const char *sysfs;
+	const char *dev;
+	bool mknod;                    /* no devtmpfs: make the nodes */
+	const char *perms_path;        /* node permissions file (may be absent) */
+	const char *modules_dir;       /* NULL: the running kernel's */
+	const char *const *modprobe_d; /* NULL: libkmod's defaults */
+	char *const *blacklist;        /* from the kernel command line */
+	size_t nblacklist;
+};
+
+struct handler_set {
+	const struct logger *log;
+	struct perms perms;
+	struct devnode devnode;
+	struct disk_links links;
+	struct disk_ctx disk;
+	struct modload modload;
+	struct handler table[HANDLERS_MAX];
+	unsigned int n;
+	unsigned int up; /* how many of the parts above are set up (for fini) */
+	bool ready;      /* all of them */
+};
+
+/* Set up every handler. 0, or -errno (logged); fini undoes a partial set. */
+int handler_set_init(struct handler_set *hs, const struct handler_set_config *cfg,
+		     const struct logger *log);
+void handler_set_fini(struct handler_set *hs);
+
+/* Append one more handler (after the standard ones). 0 or -ENOSPC. */
+int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void *ctx);
+
+/* True if any handler may block on ev: it then runs on a worker. */
+bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev);
+
+/* Run every handler on ev. workers[i] is handler i's per-worker state
+ * (NULL, or workers NULL, on the main thread). */
+void handler_set_run(const struct handler_set *hs, void *const *workers,
+		     const struct uevent *ev);
+
+/* Per-worker state for each handler that keeps some: workers[HANDLERS_MAX]. */
+void handler_set_workers_new(const struct handler_set *hs, void **workers);
+void handler_set_workers_free(const struct handler_set *hs, void **workers);

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#include "util/number.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+int number_parse(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || n == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -EINVAL;
+		if (d > max || v > (max - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int number_parse_str(const char *s, uint64_t max, uint64_t *out)
+{
+	return number_parse(s, s ? strlen(s) : 0, max, out);
+}
+
+int number_parse_int(const char *s, int min, int max, int *out)
+{
+	uint64_t v;
+	int r = number_parse_str(s, (uint64_t)max, &v);
+
+	if (r == 0 && v < (uint64_t)min)
+		r = -ERANGE;
+	if (r == 0)
+		*out = (int)v;
+	return r;
+}
+
+int number_parse_line(const char *s, uint64_t max, uint64_t *out)
+{
+	size_t n = strlen(s);
+
+	if (n > 0 && s[n - 1] == '\n')
+		n--;
+	return number_parse(s, n, max, out);
+}
+
+int number_pread(int fd, uint64_t max, uint64_t *out)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return number_parse_line(buf, max, out);
+}
+
+int number_read_file(const char *path, uint64_t max, uint64_t *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r;
+
+	if (fd < 0)
+		return -errno;
+	r = number_pread(fd, max, out);
+	close(fd);
+	return r;
+}
