@@ -119,6 +119,8 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
 	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
+	for (unsigned int i = 0; i < cli->nrules_dirs && i < ENGINE_RULES_DIRS_MAX; i++)
+		d->cfg.rules_dirs[d->cfg.nrules_dirs++] = cli->rules_dirs[i];
 	cmdline_init(&d->cmdline);
 }
 

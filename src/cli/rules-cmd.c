@@ -51,7 +51,7 @@ static int cmd_rules_check(struct cli *cli, int argc, char **argv)
 	rules_init(&r, &cli->log, &d);
 	r.check = true;
 	ret = argc > 1 ? rules_load_paths(&r, (const char *const *)argv + 1, (size_t)argc - 1)
-		       : rules_load_dirs(&r, dirs);
+		       : rules_load_dirs(&r, cli->nrules_dirs ? cli->rules_dirs : dirs);
 	if (ret < 0)
 		fprintf(stderr, "initdev rules check: %s\n", strerror(-ret));
 	fflush(stdout);
@@ -236,7 +236,8 @@ static int cmd_rules_test(struct cli *cli, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	rules_init(&r, &cli->log, NULL);
-	ret = o.npaths ? rules_load_paths(&r, o.paths, o.npaths) : rules_load_dirs(&r, dirs);
+	ret = o.npaths ? rules_load_paths(&r, o.paths, o.npaths)
+		       : rules_load_dirs(&r, cli->nrules_dirs ? cli->rules_dirs : dirs);
 	if (ret < 0)
 		fprintf(stderr, "initdev rules test: loading rules: %s\n", strerror(-ret));
 	else

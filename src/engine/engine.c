@@ -145,6 +145,11 @@ int engine_coldplug(struct engine *e)
 	return begin_coldplug(e);
 }
 
+int engine_reload(struct engine *e)
+{
+	return e->handlers_up ? handler_set_reload(&e->handlers) : -EAGAIN;
+}
+
 static int start_handlers(struct engine *e)
 {
 	struct handler_set_config hc = {
@@ -155,6 +160,10 @@ static int start_handlers(struct engine *e)
 		.modprobe_d = e->cfg.modprobe_d,
 		.blacklist = e->cmdline->blacklist,
 		.nblacklist = e->cmdline->nblacklist,
+		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
+		.cmdline = e->cmdline->text,
+		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
+				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 	};
 
 	e->devtmpfs = devtmpfs_choose(e->cfg.dev, e->cfg.no_devtmpfs, e->log);

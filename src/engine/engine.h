@@ -24,11 +24,15 @@
 #include "util/map.h"
 
 #define ENGINE_SUBTREES_MAX 64
+#define ENGINE_RULES_DIRS_MAX 8
 
 struct engine_config {
 	const char *sysfs;        /* default /sys */
 	const char *dev;          /* default /dev */
 	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
+	/* udev rules directories (rising precedence); none: udev's own */
+	const char *rules_dirs[ENGINE_RULES_DIRS_MAX + 1];
+	unsigned int nrules_dirs;
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
@@ -117,6 +121,9 @@ void engine_events_lost(struct engine *e);
 
 /* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
 int engine_coldplug(struct engine *e);
+
+/* Handlers read their configuration again (udev rules); 0 or -errno (logged). */
+int engine_reload(struct engine *e);
 
 /* Poll these: the socket (-1 if none) and the done list's eventfd. */
 int engine_socket_fd(const struct engine *e);

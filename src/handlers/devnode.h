@@ -68,6 +68,14 @@ int devnode_handle(struct devnode *d, const struct uevent *ev);
 /* The handler (ctx: struct devnode); never blocks. */
 extern const struct handler_ops devnode_handler;
 
+/*
+ * The udev rules decided owner, group and mode for devpath's node: apply
+ * them to the node recorded for it (and only if it is still that device's
+ * node); (uid_t)-1, (gid_t)-1, (mode_t)-1 keep what is. Later events of
+ * the device start from these. 0 or -errno (logged unless -ENOENT).
+ */
+int devnode_set_perms(struct devnode *d, const char *devpath, uid_t uid, gid_t gid, mode_t mode);
+
 /* Devices that currently have a node. */
 size_t devnode_count(struct devnode *d);
 /*

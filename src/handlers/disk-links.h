@@ -58,8 +58,23 @@ void disk_links_fini(struct disk_links *l);
 int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
 		 int priority, const char *const *names, size_t n);
 
-/* The device went away: release all its names, forget it. */
+/*
+ * The links a device's udev rules name (SYMLINK): names relative to the
+ * --dev root ("mapper/x", "disk/by-id/dm-name-x"), checked with
+ * disk_links_path_valid, made relative as udev makes them. They are
+ * claimed apart from the native names (each source replaces only its own
+ * set); priority becomes the device's, for its native names too (udev
+ * weighs all of a device's links with its link_priority).
+ */
+int disk_links_update_rules(struct disk_links *l, const char *devpath,
+			    const struct disk_links_device_info *info, int priority,
+			    const char *const *names, size_t n);
+
+/* The device went away: release all its names (native and rules), forget it. */
 int disk_links_remove(struct disk_links *l, const char *devpath);
+
+/* What the table knows of devpath (its native record); false if nothing. */
+bool disk_links_device(struct disk_links *l, const char *devpath, struct disk_links_device_info *out);
 
 /* Resolve a link name ("by-uuid/XXXX") to its owner's devname. */
 bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, size_t size);
@@ -73,3 +88,5 @@ void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s);
 
 /* True if name is "by-xxx/NAME" with a known directory and one safe component. */
 bool disk_links_name_valid(const char *name);
+/* True if name is 1 to 9 safe components ("a/b/c"): a rules link below --dev. */
+bool disk_links_path_valid(const char *name);

@@ -29,6 +29,8 @@ struct handler_ops {
 	/* Optional per-worker state (libkmod contexts are per thread). */
 	void *(*worker_new)(void *ctx);
 	void (*worker_free)(void *worker);
+	/* Optional: read configuration again (udevadm control --reload). 0 or -errno. */
+	int (*reload)(void *ctx);
 };
 
 struct handler {

@@ -36,7 +36,15 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 	if (r < 0)
 		return r;
 	hs->up++;
-	return 0;
+	r = rules_handler_init(&hs->rules, &(struct rules_handler_config){
+		.sysfs = cfg->sysfs, .dev = cfg->dev, .dirs = cfg->rules_dirs,
+		.cmdline = cfg->cmdline, .timeout_sec = cfg->event_timeout }, &hs->devnode,
+		&hs->links, &hs->modload, hs->log);
+	hs->up++;
+	/* without rules initdev still does its own work */
+	if (r < 0)
+		log_msg(hs->log, LOG_WARNING, "udev rules are not applied");
+	return r == -ENOMEM ? r : 0;
 }
 
 int handler_set_init(struct handler_set *hs, const struct handler_set_config *cfg,
@@ -52,12 +60,16 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 	(void)handler_set_add(hs, &devnode_handler, &hs->devnode);
 	(void)handler_set_add(hs, &disk_handler, &hs->disk);
 	(void)handler_set_add(hs, &modload_handler, &hs->modload);
+	/* last: the rules see what the native handlers did (node, ID_FS_*) */
+	(void)handler_set_add(hs, &rules_handler, &hs->rules);
 	hs->ready = true;
 	return 0;
 }
 
 void handler_set_fini(struct handler_set *hs)
 {
+	if (hs->up > 5)
+		rules_handler_fini(&hs->rules);
 	if (hs->up > 4)
 		modload_fini(&hs->modload);
 	if (hs->up > 3)
@@ -70,6 +82,20 @@ void handler_set_fini(struct handler_set *hs)
 		perms_free(&hs->perms);
 	hs->up = hs->n = 0;
 	hs->ready = false;
+}
+
+int handler_set_reload(struct handler_set *hs)
+{
+	int first = 0;
+
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+		int r = h->ops->reload ? h->ops->reload(h->ctx) : 0;
+
+		if (r < 0 && first == 0)
+			first = r;
+	}
+	return first;
 }
 
 bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev)

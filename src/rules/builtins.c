@@ -15,7 +15,7 @@ static int set(struct rules_event *ev, const char *key, const char *value)
 	return value[0] ? props_set(&ev->props, key, value, true) : 0;
 }
 
-static int blkid_props(struct rules_event *ev, const struct probe_result *p)
+int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 {
 	char num[16];
 	int r = 0;
@@ -49,6 +49,8 @@ static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
 
 	if (!ev->devname[0])
 		return -ENODEV;
+	if (b->probed && b->probed(b->probed_u, ev->devpath, &p))
+		return rules_blkid_props(ev, &p);
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", b->dev, ev->devname + 4) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
@@ -56,7 +58,7 @@ static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
 		return -errno;
 	r = probe_fd(fd, &p);
 	close(fd);
-	return r < 0 ? r : blkid_props(ev, &p);
+	return r < 0 ? r : rules_blkid_props(ev, &p);
 }
 
 /* udev's ID_PATH_TAG: [0-9A-Za-z-] kept, other runs one '_', none leading or trailing. */

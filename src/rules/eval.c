@@ -98,7 +98,7 @@ static bool match_parent_tags(const struct evstate *s, const struct rules_token 
 
 	if (strcmp(devpath, s->ev->devpath) == 0)
 		return match_list(t, &s->ev->current_tags, 0);
-	if (!s->ctx->record || !s->ctx->record(s->ctx->u, devpath, &rec))
+	if (!s->ctx->record || !s->ctx->record(s->ctx->record_u, devpath, &rec))
 		return t->op == ROP_NOMATCH;
 	m = match_list(t, &rec.tags, 0);
 	rules_record_free(&rec);

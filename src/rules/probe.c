@@ -352,7 +352,7 @@ static int import_parent(struct evstate *s, const struct rules_token *t)
 	if (sysdev_parent(s->ctx->sys, s->ev->devpath, parent, sizeof(parent)) < 0)
 		return t->op == ROP_NOMATCH;
 	r = rsys_uevent_props(s->ctx->sys, parent, &p);
-	if (r == 0 && s->ctx->record && s->ctx->record(s->ctx->u, parent, &rec)) {
+	if (r == 0 && s->ctx->record && s->ctx->record(s->ctx->record_u, parent, &rec)) {
 		r = props_copy(&p, &rec.props);
 		rules_record_free(&rec);
 	}
@@ -415,6 +415,32 @@ static void log_outcome(const struct evstate *s, const char *cmd, const struct e
 		ev_log(s, accept_failure ? LOG_DEBUG : LOG_WARNING, "'%s' failed with exit code %d%s%s",
 		       cmd, st->exit_code, err[0] ? ": " : "",
 		       escape_log(safe, sizeof(safe), err, strlen(err)));
+}
+
+unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
+{
+	struct evstate s = { .ctx = ctx, .ev = ev };
+	char words[RULES_LINE_MAX], *argv[EXEC_ARGS_MAX];
+	unsigned int failed = 0;
+	bool trunc;
+
+	for (size_t i = 0; i < ev->nrun; i++) {
+		const struct rules_run *run = &ev->run[i];
+		int r, argc;
+
+		if (run->builtin < 0) {
+			failed += ev_spawn(&s, run->cmd, NULL, 0, &trunc, false) != 0;
+			continue;
+		}
+		argc = exec_split(run->cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
+		r = argc > 0 && ctx->builtin ? ctx->builtin(ctx->u, ev, (enum rules_builtin)run->builtin,
+							    argc, argv) : -EINVAL;
+		if (r < 0) {
+			ev_log(&s, LOG_DEBUG, "builtin '%s' failed: %s", run->cmd, strerror(-r));
+			failed++;
+		}
+	}
+	return failed;
 }
 
 int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, bool *truncated,

@@ -293,8 +293,9 @@ struct rules_ctx {
 	bool no_writes;         /* test mode: ATTR{}=/SYSCTL{}= are logged, not written */
 	bool no_programs;       /* PROGRAM and IMPORT{program} fail without running (fuzzing) */
 	rules_builtin_fn builtin;
+	void *u;                /* for builtin */
 	rules_record_fn record;
-	void *u;
+	void *record_u;         /* for record */
 	const struct logger *log;
 };
 
@@ -314,6 +315,14 @@ void rules_event_free(struct rules_event *ev);
  * bounds were hit (what was done so far stays).
  */
 int rules_apply(const struct rules *r, const struct rules_ctx *ctx, struct rules_event *ev);
+
+/*
+ * Run ev's RUN list in order (after the event's own handlers): programs
+ * with the event's properties as environment, killed at ctx->deadline_usec;
+ * builtins through ctx->builtin. Failures are logged with the exit status.
+ * Returns how many failed.
+ */
+unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev);
 
 /* The properties udev adds after the rules: DEVLINKS, TAGS, CURRENT_TAGS. */
 int rules_event_finish(struct rules_event *ev);

@@ -81,16 +81,10 @@ static void world_init(struct world *w, const char *text)
 	ATF_REQUIRE_EQ_MSG(w->r.errors, 0, "unexpected parse errors: %u", w->r.errors);
 	rules_db_init(&w->db);
 	w->ctx = (struct rules_ctx){ .sys = &sysroot, .sysfs = sysfs_abs, .builtin = fake_builtin,
-				     .record = rules_db_get, .u = w, .no_writes = true,
+				     .record = rules_db_get, .record_u = &w->db, .u = w, .no_writes = true,
 				     .deadline_usec = now_monotonic_usec() + 20000000ULL,
 				     .cmdline = "root=/dev/vda1 rd.md=0 quiet rd-lvm.vg=vg0 rd.lvm.vg=vg1" };
 	w->ctx.u = w;
-}
-
-/* record through the world's db: the callback gets u = world */
-static bool world_record(void *u, const char *devpath, struct rules_record *out)
-{
-	return rules_db_get(&((struct world *)u)->db, devpath, out);
 }
 
 static void event(struct world *w, const char *action, const char *devpath)
@@ -103,7 +97,6 @@ static void event(struct world *w, const char *action, const char *devpath)
 
 	snprintf(a, sizeof(a), "ACTION=%s", action);
 	snprintf(d, sizeof(d), "DEVPATH=%s", devpath);
-	w->ctx.record = world_record;
 	have = rules_db_get(&w->db, devpath, &old);
 	ATF_REQUIRE_EQ(rules_event_init(&w->ev, env, sizeof(env) / sizeof(env[0]), have ? &old : NULL), 0);
 	if (have)
