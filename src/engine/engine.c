@@ -155,7 +155,6 @@ static int start_handlers(struct engine *e)
 	struct handler_set_config hc = {
 		.sysfs = e->cfg.sysfs,
 		.dev = e->cfg.dev,
-		.perms_path = e->cfg.rules_path,
 		.modules_dir = e->cfg.modules_dir,
 		.modprobe_d = e->cfg.modprobe_d,
 		.blacklist = e->cmdline->blacklist,

@@ -29,7 +29,6 @@
 struct engine_config {
 	const char *sysfs;        /* default /sys */
 	const char *dev;          /* default /dev */
-	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
 	/* udev rules directories (rising precedence); none: udev's own */
 	const char *rules_dirs[ENGINE_RULES_DIRS_MAX + 1];
 	unsigned int nrules_dirs;

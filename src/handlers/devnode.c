@@ -402,11 +402,9 @@ static int forget(struct devnode *d, const char *devpath, struct record *rec)
 
 /* ---- events ---------------------------------------------------------- */
 
-/* The event's own values, then the rules file's verdict. */
-static void want_from_event(const struct devnode *d, const struct uevent *ev, struct want *w)
+/* The event's own values (the udev rules' come later: devnode_set_perms). */
+static void want_from_event(const struct uevent *ev, struct want *w)
 {
-	const struct perm_rule *rule;
-
 	*w = (struct want){
 		.devname = ev->devname,
 		.block = strcmp(ev->subsystem, "block") == 0,
@@ -416,15 +414,6 @@ static void want_from_event(const struct devnode *d, const struct uevent *ev, st
 		.uid = ev->has_devuid ? ev->devuid : 0,
 		.gid = ev->has_devgid ? ev->devgid : 0,
 	};
-	rule = perms_match(d->perms, ev->subsystem, ev->devname);
-	if (rule == NULL)
-		return;
-	if (rule->has_uid)
-		w->uid = rule->uid;
-	if (rule->has_gid)
-		w->gid = rule->gid;
-	if (rule->has_mode)
-		w->mode = rule->mode;
 }
 
 static bool same_device(const struct record *rec, const struct want *w)
@@ -453,7 +442,7 @@ static int handle_add(struct devnode *d, const struct uevent *ev)
 	struct want w;
 	int r;
 
-	want_from_event(d, ev, &w);
+	want_from_event(ev, &w);
 	/* a node the rules gave an owner keeps it until they decide again */
 	if (rec != NULL && rec->ruled && same_device(rec, &w)) {
 		w.uid = rec->uid;
@@ -622,11 +611,11 @@ int devnode_set_perms(struct devnode *d, const char *devpath, uid_t uid, gid_t g
 /* ---- lifetime, prune ------------------------------------------------- */
 
 int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
-		 const struct perms *perms, const struct logger *log)
+		 const struct logger *log)
 {
 	int r;
 
-	*d = (struct devnode){ .mknod_mode = mknod_mode, .perms = perms, .log = log,
+	*d = (struct devnode){ .mknod_mode = mknod_mode, .log = log,
 			       .devices = MAP_INIT,
 			       .euid = geteuid(), .egid = getegid() };
 	/* reading the umask sets it: put it straight back (before any thread) */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The /dev handler: device nodes (mknod when devtmpfs does not manage them),
- * owner/group/mode (DEVMODE/DEVUID/DEVGID, then the rules file), and the
+ * owner/group/mode (DEVMODE/DEVUID/DEVGID, then the udev rules'), and the
  * /dev/block/MAJ:MIN and /dev/char/MAJ:MIN links. Every path is resolved
  * below the --dev root one component at a time without following symlinks,
  * so no event can make initdev write outside it.
@@ -17,7 +17,6 @@
 #include "handlers/devnum-links.h"
 #include "handlers/handler.h"
 #include "util/log.h"
-#include "handlers/perms.h"
 #include "util/map.h"
 #include "gate/uevent.h"
 
@@ -35,7 +34,6 @@ struct devnode {
 	gid_t egid;
 	mode_t umask;            /* what mknod takes away: restored with chmod */
 	bool mknod_mode;         /* false: devtmpfs creates and removes nodes */
-	const struct perms *perms;
 	const struct logger *log;
 	pthread_mutex_t lock;
 	struct map devices;   /* devpath -> struct devnode_record * */
@@ -53,7 +51,7 @@ struct devnode_record {
  * it must not change afterwards. Returns 0 or -errno.
  */
 int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
-		 const struct perms *perms, const struct logger *log);
+		 const struct logger *log);
 void devnode_fini(struct devnode *d);
 
 /*

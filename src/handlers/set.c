@@ -15,13 +15,7 @@ int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void 
 /* The parts in order; hs->up counts those done. */
 static int init_parts(struct handler_set *hs, const struct handler_set_config *cfg)
 {
-	const char *perms = cfg->perms_path ? cfg->perms_path : "/etc/initdev/rules";
-	int r = perms_load(&hs->perms, perms, hs->log);
-
-	if (r < 0)
-		log_msg(hs->log, LOG_WARNING, "rules: %s: %s; no rules apply", perms, errno_text(r));
-	hs->up++;
-	r = devnode_init(&hs->devnode, cfg->dev, cfg->mknod, &hs->perms, hs->log);
+	int r = devnode_init(&hs->devnode, cfg->dev, cfg->mknod, hs->log);
 	if (r < 0)
 		return log_errno(hs->log, LOG_ERR, r, "%s", cfg->dev);
 	hs->up++;
@@ -68,18 +62,16 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 
 void handler_set_fini(struct handler_set *hs)
 {
-	if (hs->up > 5)
-		rules_handler_fini(&hs->rules);
 	if (hs->up > 4)
-		modload_fini(&hs->modload);
+		rules_handler_fini(&hs->rules);
 	if (hs->up > 3)
-		disk_fini(&hs->disk);
+		modload_fini(&hs->modload);
 	if (hs->up > 2)
-		disk_links_fini(&hs->links);
+		disk_fini(&hs->disk);
 	if (hs->up > 1)
-		devnode_fini(&hs->devnode);
+		disk_links_fini(&hs->links);
 	if (hs->up > 0)
-		perms_free(&hs->perms);
+		devnode_fini(&hs->devnode);
 	hs->up = hs->n = 0;
 	hs->ready = false;
 }

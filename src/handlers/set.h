@@ -15,7 +15,6 @@
 #include "handlers/disk.h"
 #include "handlers/handler.h"
 #include "handlers/modload.h"
-#include "handlers/perms.h"
 #include "handlers/rules.h"
 #include "util/log.h"
 
@@ -25,7 +24,6 @@ struct handler_set_config {
 	const char *sysfs;
 	const char *dev;
 	bool mknod;                    /* no devtmpfs: make the nodes */
-	const char *perms_path;        /* node permissions file (may be absent) */
 	const char *modules_dir;       /* NULL: the running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod's defaults */
 	char *const *blacklist;        /* from the kernel command line */
@@ -37,7 +35,6 @@ struct handler_set_config {
 
 struct handler_set {
 	const struct logger *log;
-	struct perms perms;
 	struct devnode devnode;
 	struct disk_links links;
 	struct disk_ctx disk;

@@ -428,6 +428,11 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 		const struct rules_run *run = &ev->run[i];
 		int r, argc;
 
+		if (ctx->deadline_usec && now_monotonic_usec() >= ctx->deadline_usec) {
+			ev_log(&s, LOG_ERR, "'%s' not run: the event's time is up", run->cmd);
+			failed++;
+			continue;
+		}
 		if (run->builtin < 0) {
 			failed += ev_spawn(&s, run->cmd, NULL, 0, &trunc, false) != 0;
 			continue;

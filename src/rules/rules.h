@@ -318,8 +318,9 @@ int rules_apply(const struct rules *r, const struct rules_ctx *ctx, struct rules
 
 /*
  * Run ev's RUN list in order (after the event's own handlers): programs
- * with the event's properties as environment, killed at ctx->deadline_usec;
- * builtins through ctx->builtin. Failures are logged with the exit status.
+ * with the event's properties as environment, killed at ctx->deadline_usec
+ * (entries not started by then are skipped, logged); builtins through
+ * ctx->builtin. Failures are logged with the exit status.
  * Returns how many failed.
  */
 unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev);

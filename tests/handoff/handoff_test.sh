@@ -376,9 +376,9 @@ start_daemon() {
 	ID0="$(atf_get_srcdir)/../../initdev"
 	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	echo "$1" > cmdline
-	: > rules
-	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules"
+	mkdir udev-rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
 	pid=$(cat "$RUN/pid")
 	echo "$pid" > holder.pid
 }
