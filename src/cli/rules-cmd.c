@@ -3,10 +3,13 @@
  * initdev rules check [FILE|DIR...]
  *     Parse rules files (default: udev's directories) and print every line
  *     initdev cannot run as "file:line: what: why". Exit 1 if there is one.
- * initdev rules test [--action ACTION] [--rules PATH]... [--timeout SEC] DEVPATH
- *     Apply the rules to one device (a /sys path or a devpath) without
- *     running RUN; print its properties and RUN list as `udevadm test` does,
- *     then owner/group/mode and the link priority when rules set them.
+ * initdev rules test [--action ACTION] [--rules PATH]... [--timeout SEC]
+ *                    [--no-native] DEVPATH
+ *     Apply the rules to one device (a /sys path or a devpath) the way the
+ *     daemon does - after its native block handling (ID_FS_*, /dev/disk
+ *     links), unless --no-native - without running RUN; print properties and
+ *     RUN list as `udevadm test` does, then owner/group/mode and the link
+ *     priority when rules set them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "gate/uevent.h"
+#include "handlers/disk.h"
 #include "rules/builtins.h"
 #include "rules/rules.h"
 #include "rules/subst.h"
@@ -134,13 +139,68 @@ static void print_event(const struct rules_ctx *ctx, struct rules_event *ev)
 		printf("owner: %u\n", (unsigned int)ev->uid);
 	if (ev->gid != (gid_t)-1)
 		printf("group: %u\n", (unsigned int)ev->gid);
-	if (ev->mode != (mode_t)-1)
-		printf("mode: %04o\n", (unsigned int)ev->mode);
+	if (rules_event_mode(ev) != (mode_t)-1)
+		printf("mode: %04o\n", (unsigned int)rules_event_mode(ev));
 	if (ev->link_priority)
 		printf("link_priority: %d\n", ev->link_priority);
 }
 
+/* The uevent the kernel would send for this device (for the native naming code). */
+static int make_uevent(const struct props *env, struct uevent *ev)
+{
+	char buf[UEVENT_MSG_MAX], err[128];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s@%s", props_get(env, "ACTION"),
+				    props_get(env, "DEVPATH")) + 1;
+
+	for (size_t i = 0; i < env->n; i++) {
+		const char *v = env->v[i].value;
+		int w;
+
+		/* the kernel's DEVNAME is relative to /dev */
+		if (strcmp(env->v[i].key, "DEVNAME") == 0 && strncmp(v, "/dev/", 5) == 0)
+			v += 5;
+		w = snprintf(buf + n, sizeof(buf) - n, "%s=%s", env->v[i].key, v);
+
+		if (w < 0 || (size_t)w + 1 >= sizeof(buf) - n)
+			return -E2BIG;
+		n += (size_t)w + 1;
+	}
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "SEQNUM=1") + 1;
+	return uevent_parse(ev, buf, n, err, sizeof(err)) == UEVENT_PARSE_OK ? 0 : -EINVAL;
+}
+
+/* What the daemon's disk handler does before the rules: probe, name links. */
+static int add_native(struct cli *cli, const struct props *env, struct rules_event *re)
+{
+	static char names[DISK_NAMES_MAX][LINK_NAME_MAX];
+	static struct uevent ev;
+	struct probe_result p;
+	char path[PATH_MAX];
+	bool probed = false;
+	size_t n;
+	int fd, r = 0;
+
+	if (strcmp(re->subsystem, "block") != 0 || !re->devname[0] || re->remove ||
+	    make_uevent(env, &ev) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", cli->dev, re->devname + 4);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd >= 0) {
+		probed = probe_fd(fd, &p) == 0;
+		close(fd);
+	}
+	if (probed)
+		r = rules_blkid_props(re, &p);
+	n = disk_link_names(cli->sysfs, &ev, probed ? &p : NULL, names);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		snprintf(path, sizeof(path), "/dev/disk/%s", names[i]);
+		r = strv_add(&re->links, path);
+	}
+	return r < 0 ? r : rules_event_finish(re);
+}
+
 struct test_opts {
+	bool native;
 	const char *action;
 	const char *paths[PATHS_MAX];
 	size_t npaths;
@@ -154,6 +214,7 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 		{ "action", required_argument, NULL, 'a' },
 		{ "rules", required_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "no-native", no_argument, NULL, 'n' },
 		{ 0 },
 	};
 	int c;
@@ -166,6 +227,8 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 			o->paths[o->npaths++] = optarg;
 		else if (c == 't')
 			o->timeout = (unsigned int)strtoul(optarg, NULL, 10);
+		else if (c == 'n')
+			o->native = false;
 		else
 			return -1;
 	}
@@ -204,7 +267,8 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 		pairs[i] = pair;
 	}
 	if (ret == 0 && (ret = rules_event_init(&ev, pairs, env.n, NULL)) == 0) {
-		ret = rules_apply(r, &ctx, &ev);
+		ret = o->native ? add_native(cli, &env, &ev) : 0;
+		ret = ret ?: rules_apply(r, &ctx, &ev);
 		ret = ret ?: rules_event_finish(&ev);
 		print_event(&ctx, &ev);
 		rules_event_free(&ev);
@@ -221,14 +285,14 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 static int cmd_rules_test(struct cli *cli, int argc, char **argv)
 {
 	static const char *const dirs[] = RULES_DIRS_DEFAULT;
-	struct test_opts o = { .action = "add", .timeout = 180 };
+	struct test_opts o = { .native = true, .action = "add", .timeout = 180 };
 	struct sysdev_root sys;
 	struct rules r;
 	int ret;
 
 	if (test_args(argc, argv, &o) < 0) {
 		fprintf(stderr, "usage: initdev rules test [--action ACTION] [--rules PATH]... "
-				"[--timeout SEC] DEVPATH\n");
+				"[--timeout SEC] [--no-native] DEVPATH\n");
 		return EXIT_USAGE;
 	}
 	if ((ret = sysdev_root_open(&sys, cli->sysfs)) < 0) {

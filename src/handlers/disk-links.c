@@ -617,6 +617,21 @@ bool disk_links_device(struct disk_links *l, const char *devpath, struct disk_li
 	return d != NULL;
 }
 
+size_t disk_links_device_names(struct disk_links *l, const char *devpath,
+			       char (*names)[LINK_NAME_MAX], size_t max)
+{
+	const struct device *d;
+	size_t n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	d = map_get(&l->devices, devpath);
+	for (size_t i = 0; d != NULL && i < d->n && n < max; i++)
+		if (strlen(d->names[i]) < LINK_NAME_MAX)
+			snprintf(names[n++], LINK_NAME_MAX, "%s", d->names[i]);
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
 struct foreach_ctx {
 	void (*fn)(void *u, const char *devpath, const struct disk_links_device_info *info);
 	void *u;

@@ -76,6 +76,13 @@ int disk_links_remove(struct disk_links *l, const char *devpath);
 /* What the table knows of devpath (its native record); false if nothing. */
 bool disk_links_device(struct disk_links *l, const char *devpath, struct disk_links_device_info *out);
 
+/*
+ * The native names devpath claims now, relative to --dev ("disk/by-uuid/X"),
+ * into names (at most max). Returns the count.
+ */
+size_t disk_links_device_names(struct disk_links *l, const char *devpath,
+			       char (*names)[LINK_NAME_MAX], size_t max);
+
 /* Resolve a link name ("by-uuid/XXXX") to its owner's devname. */
 bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, size_t size);
 

@@ -157,11 +157,15 @@ void rules_handler_snapshot(struct rules_handler *h, struct rules_handler_stats 
 
 /* ---- one event -------------------------------------------------------- */
 
+#define NATIVE_MAX 32
+
 struct call {
 	struct rules_handler *h;
 	struct modload_worker *kmod;   /* this worker's libkmod context, or NULL */
 	struct disk_links_device_info info;
 	bool probed;                   /* info holds the native probe of this device */
+	char native[NATIVE_MAX][LINK_NAME_MAX]; /* its native links ("disk/by-uuid/X") */
+	size_t nnative;
 };
 
 static int load_module(void *u, const char *name, bool alias)
@@ -186,7 +190,8 @@ static bool native_probe(void *u, const char *devpath, struct probe_result *out)
 
 /*
  * The event's KEY=VALUE list, then what the native block handler found
- * (udev's 60-persistent-storage.rules would have imported it with blkid).
+ * (udev's 60-persistent-storage.rules would have imported it with blkid,
+ * and named these links: they are in DEVLINKS, as in udev).
  */
 static int event_from(struct call *c, const struct uevent *ev, const struct rules_record *old,
 		      struct rules_event *out)
@@ -200,6 +205,14 @@ static int event_from(struct call *c, const struct uevent *ev, const struct rule
 	r = rules_event_init(out, env, n, old);
 	if (r == 0 && c->probed && ev->action != UEVENT_REMOVE)
 		r = rules_blkid_props(out, &c->info.probe);
+	for (size_t i = 0; r >= 0 && i < c->nnative; i++) {
+		char name[LINK_NAME_MAX + 8];
+
+		snprintf(name, sizeof(name), "/dev/%s", c->native[i]);
+		r = strv_add(&out->links, name);
+	}
+	if (r >= 0)
+		r = rules_event_finish(out);
 	if (r < 0)
 		rules_event_free(out);
 	return r;
@@ -217,7 +230,12 @@ static void apply_links(struct call *c, const struct uevent *ev, struct rules_ev
 	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
 	for (size_t i = 0; i < re->links.n; i++) {
 		const char *name = re->links.v[i] + strlen("/dev/");
+		bool native = false;
 
+		for (size_t j = 0; j < c->nnative && !native; j++)
+			native = strcmp(name, c->native[j]) == 0;
+		if (native)
+			continue; /* the disk handler keeps it */
 		if (rules_link_valid(re->links.v[i]))
 			names[n++] = name;
 		else
@@ -236,7 +254,8 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 	} else {
 		apply_links(c, ev, re);
 		if (re->uid != (uid_t)-1 || re->gid != (gid_t)-1 || re->mode != (mode_t)-1)
-			(void)devnode_set_perms(h->devnode, ev->devpath, re->uid, re->gid, re->mode);
+			(void)devnode_set_perms(h->devnode, ev->devpath, re->uid, re->gid,
+						rules_event_mode(re));
 	}
 	if (rules_db_store(&h->db, re) < 0)
 		log_msg(h->log, LOG_WARNING, "%s: rules: out of memory keeping its properties",
@@ -260,6 +279,7 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 	unsigned int failed;
 
 	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
+	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
 	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
 		goto out;

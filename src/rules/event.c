@@ -166,6 +166,32 @@ int rules_event_finish(struct rules_event *ev)
 	return ev_sync_lists(ev);
 }
 
+static bool parse_octal(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '7')
+		return false;
+	*out = strtoul(s, &end, 8);
+	return *end == '\0' && *out <= max;
+}
+
+mode_t rules_event_mode(const struct rules_event *ev)
+{
+	unsigned long v;
+	unsigned int gid;
+
+	if (ev->mode != (mode_t)-1)
+		return ev->mode;
+	if (parse_octal(props_get(&ev->props, "DEVMODE"), 07777, &v))
+		return (mode_t)v;
+	if (ev->gid != (gid_t)-1)
+		return ev->gid > 0 ? 0660 : (mode_t)-1;
+	if (parse_uint(props_get(&ev->props, "DEVGID") ? props_get(&ev->props, "DEVGID") : "", &gid))
+		return gid > 0 ? 0660 : (mode_t)-1;
+	return (mode_t)-1;
+}
+
 int rules_record_from_event(struct rules_record *rec, const struct rules_event *ev)
 {
 	int r = 0;

@@ -328,6 +328,13 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 /* The properties udev adds after the rules: DEVLINKS, TAGS, CURRENT_TAGS. */
 int rules_event_finish(struct rules_event *ev);
 
+/*
+ * The mode udev gives ev's node: the rules' MODE, else the kernel's DEVMODE,
+ * else 0660 if a group other than root's was set (rules' GROUP, else
+ * DEVGID); (mode_t)-1 if none of these (the node keeps its mode).
+ */
+mode_t rules_event_mode(const struct rules_event *ev);
+
 /* The persisted record of ev after its event (db-marked properties, tags, links). */
 int rules_record_from_event(struct rules_record *rec, const struct rules_event *ev);
 void rules_record_free(struct rules_record *rec);
