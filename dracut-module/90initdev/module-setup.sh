@@ -14,14 +14,17 @@
 # set by the dracut process that sources this file.
 # shellcheck disable=SC2154
 
-# Modules that rely on udev rules (RUN+=, IMPORT{program}, rules written at
-# boot by their cmdline hooks) or on a udev database that initdev does not
-# keep. With initdev they would boot without their effect or wait in the
-# initqueue until rd.retry runs out, so the build is refused instead.
+# Modules that rely on udev features initdev does not have (builtins such
+# as hwdb, btrfs, net_id; renaming network interfaces; udev's database read
+# by other programs) or that are not proven with initdev yet. With initdev
+# they would boot without their effect or wait in the initqueue until
+# rd.retry runs out, so the build is refused instead. crypt, dm, lvm and
+# mdraid act through udev rules, which initdev runs (every rules file in
+# the image is checked at build time: see initdev_check_rules).
 # Keep this list and the one in README.md in sync.
 initdev_conflicting_modules() {
-    # device stacking: dm, LUKS, LVM, MD and BIOS RAID, multipath, btrfs scan
-    echo crypt crypt-gpg crypt-loop dm dmraid lvm mdraid multipath btrfs
+    # device stacking initdev has not been proven with: BIOS RAID, multipath, btrfs scan
+    echo crypt-gpg crypt-loop dmraid multipath btrfs
     # network and network storage (ifup from net rules, NM needs udev's db)
     echo network network-legacy network-manager network-wicked \
         nvmf iscsi nbd nfs cifs fcoe fcoe-uefi livenet
@@ -57,7 +60,7 @@ initdev_conflicts_included() {
 
 initdev_refuse() {
     derror "dracut module 'initdev' cannot be combined with: $1"
-    derror "initdev runs no udev rules and keeps no udev database, which these modules need;"
+    derror "they need udev features initdev does not provide (see initdev's dracut-module/README.md);"
     derror "omit them (--omit \"$1\") or build without initdev (see initdev's dracut-module/README.md)"
 }
 
@@ -148,8 +151,9 @@ initdev_udevd_paths() {
     done
 }
 
-# initdev_skip_udev_payload: keep udev's rules and helper programs (ata_id,
-# scsi_id, ...) out of the image; initdev reads no rules and runs no helper.
+# initdev_skip_udev_payload: keep udev's own rules and helper programs
+# (ata_id, scsi_id, ...) out of the image: initdev's native handlers do
+# their work. Other modules' rules (dm, lvm, mdraid, crypt) go in as usual.
 # dracut calls every install() in one shell with $moddir set to the module
 # being installed, so these wrappers drop only 95udev-rules' calls; every
 # other module gets the original functions. If dracut ever renames them,
@@ -216,7 +220,41 @@ install() {
     inst_dir /etc/udev/rules.d
     # on a root that never appears: name it and list the devices seen
     inst_hook emergency 50 "$moddir/initdev-emergency.sh"
-    # optional node permissions (initdev(8), FILES)
-    inst_multiple -o /etc/initdev/rules
     initdev_skip_udev_payload
+    initdev_check_rules_at_end "$_bin"
+}
+
+# initdev_check_rules DIR...: `initdev rules check` over the rules
+# directories of the image; every line initdev could not run is printed as
+# file:line: what: why and the build fails.
+initdev_check_rules() {
+    local _bin=$1 _d _out
+    local -a _dirs=()
+    shift
+    for _d in /lib/udev/rules.d /usr/lib/udev/rules.d /etc/udev/rules.d; do
+        [[ -d $initdir$_d && ! -L $initdir$_d ]] && _dirs+=("$initdir$_d")
+    done
+    ((${#_dirs[@]} > 0)) || return 0
+    if ! _out=$("$_bin" rules check "${_dirs[@]}" 2>&1); then
+        printf '%s\n' "$_out" | while IFS= read -r _l; do derror "initdev: $_l"; done
+        dfatal "dracut module 'initdev': the image holds udev rules initdev cannot run (above)"
+        exit 1
+    fi
+    [[ $_out ]] && printf '%s\n' "$_out" | while IFS= read -r _l; do dwarn "initdev: $_l"; done
+    return 0
+}
+
+# initdev_check_rules_at_end BIN: modules after this one still add rules, so
+# the check runs once every module is installed: dracut calls build_ld_cache
+# then (for every image that is more than a kernel); wrap it.
+initdev_check_rules_at_end() {
+    declare -F build_ld_cache > /dev/null || { dwarn "initdev: cannot check the image's udev rules"; return 0; }
+    declare -F initdev_orig_build_ld_cache > /dev/null && return 0
+    INITDEV_CHECK_BINARY=$1
+    eval "initdev_orig_build_ld_cache() $(declare -f build_ld_cache | tail -n +2)"
+    # shellcheck disable=SC2317 # called by dracut, not here
+    build_ld_cache() {
+        initdev_check_rules "$INITDEV_CHECK_BINARY"
+        initdev_orig_build_ld_cache "$@"
+    }
 }
