@@ -93,7 +93,8 @@ static int hold(int argc, char **argv)
 	printf("sock_ino=%lu\n", sock_ino(fd));
 	fflush(stdout);
 	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
-	r = handoff_exec_holder("/proc/self/exe", fd, run, timeout, &log);
+	r = handoff_exec_holder(handoff_open_self(),
+				&(struct handoff_holder_args){ fd, run, timeout, 0 }, &log);
 	fprintf(stderr, "hold: handoff_exec_holder: %s\n", strerror(-r));
 	return 1;
 }
@@ -307,12 +308,15 @@ static int describe_fds(int n)
 
 static void print_event(const char *buf, size_t len, const struct msghdr *mh)
 {
-	const char *seq = "?";
+	const char *seq = "?", *uuid = "-";
 	char creds[32] = "none";
 
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
 		if (strncmp(buf + i, "SEQNUM=", 7) == 0)
 			seq = buf + i + 7;
+		if (strncmp(buf + i, "SYNTH_UUID=", 11) == 0)
+			uuid = buf + i + 11;
+	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
 		struct ucred u;
 
@@ -321,7 +325,7 @@ static void print_event(const char *buf, size_t len, const struct msghdr *mh)
 		memcpy(&u, CMSG_DATA(c), sizeof(u));
 		snprintf(creds, sizeof(creds), "%d:%u", (int)u.pid, (unsigned int)u.uid);
 	}
-	printf("event=%s %s creds=%s\n", seq, buf, creds);
+	printf("event=%s %s creds=%s uuid=%s\n", seq, buf, creds, uuid);
 }
 
 /* Print every queued event until the socket stays idle for idle_ms. */

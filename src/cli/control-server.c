@@ -31,9 +31,16 @@ static const char *status_reply(struct daemon *d, bool json)
 {
 	struct engine_stats s;
 
+	size_t len;
+
 	engine_stats(&d->engine, &s);
 	memcpy(d->reply, "OK\n", 3);
-	status_format(&s, json, d->reply + 3, sizeof(d->reply) - 3);
+	len = 3 + status_format(&s, json, d->reply + 3, sizeof(d->reply) - 3);
+	if (!json && len < sizeof(d->reply)) { /* the ties, by name (JSON: the count) */
+		struct strbuf b = { d->reply, sizeof(d->reply), len, len };
+
+		engine_describe_conflicts(&d->engine, append_line, &b);
+	}
 	return d->reply;
 }
 
@@ -44,6 +51,7 @@ static const char *devices_reply(struct daemon *d)
 	strbuf_init(&b, d->reply, sizeof(d->reply));
 	append_line(&b, "OK");
 	engine_describe_devices(&d->engine, append_line, &b);
+	engine_describe_conflicts(&d->engine, append_line, &b);
 	return d->reply;
 }
 
@@ -67,6 +75,7 @@ static const char *start_handoff(struct daemon *d, struct client *c)
 		return "ERR handoff under way";
 	d->handoff = true;
 	d->handoff_fd = c->fd;
+	(void)engine_stop_reading(&d->engine);
 	*c = (struct client){ .fd = -1 };
 	return NULL;
 }

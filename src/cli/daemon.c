@@ -45,6 +45,11 @@ static int parse_option(struct daemon *d, int c, const char *arg)
 		return 0;
 	case 'M': d->cfg.modules_dir = arg; return 0;
 	case 'U': d->cfg.test_unpaced = true; return 0;
+	case 'S':
+		if (number_parse_str(arg, 10000, &v) < 0)
+			break;
+		d->cfg.test_delay_ms = (unsigned int)v;
+		return 0;
 	case 't':
 		if (number_parse_str(arg, CMDLINE_TIMEOUT_MAX, &v) < 0)
 			break;
@@ -80,6 +85,7 @@ int daemon_parse_args(struct daemon *d, int argc, char **argv)
 		{ "modules", required_argument, NULL, 'M' },
 		{ "rcvbuf", required_argument, NULL, 'b' },       /* test seam */
 		{ "test-unpaced", no_argument, NULL, 'U' },       /* test seam */
+		{ "test-delay-ms", required_argument, NULL, 'S' }, /* test seam */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -113,7 +119,7 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	d->cli = cli;
 	d->until_settled = until_settled;
 	d->timeout_sec = -1;
-	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = -1;
+	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = d->self_fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
 	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
@@ -180,22 +186,29 @@ static void teardown(struct daemon *d)
 	cmdline_free(&d->cmdline);
 }
 
-/* The events in hand are done: state to RUN, answer, exec the holder. */
+/*
+ * The events in hand are done: state to RUN, answer, exec the holder. If
+ * that fails nothing of initdev stays behind: this process exits.
+ */
 static int become_holder(struct daemon *d)
 {
 	struct cli *cli = d->cli;
 	int client = d->handoff_fd, r;
-	int timeout = d->cmdline.handoff_timeout_sec; /* -1: the holder's default */
-	int nl = engine_take_socket(&d->engine);
+	struct handoff_holder_args a = {
+		.run_dir = cli->run,
+		.timeout_sec = d->cmdline.handoff_timeout_sec, /* -1: the holder's default */
+		.untriggered = engine_stop_reading(&d->engine),
+	};
 
+	a.uevent_fd = engine_take_socket(&d->engine);
 	write_state(d);
 	teardown(d);
 	(void)control_send(client, "OK handing off");
 	close(client);
-	r = handoff_exec_holder("/proc/self/exe", nl, cli->run, timeout, &cli->log);
+	r = handoff_exec_holder(d->self_fd, &a, &cli->log);
 	log_msg(&cli->log, LOG_ERR, "handoff: cannot start the holder: %s; the events "
-		"queued in the uevent socket are lost", errno_text(r));
-	close(nl);
+		"queued in the uevent socket are lost; initdev exits", errno_text(r));
+	close(a.uevent_fd);
 	return EXIT_FAIL;
 }
 
@@ -257,6 +270,8 @@ int daemon_run(struct daemon *d)
 	}
 	/* the socket first: from here on no kernel event is missed */
 	r = engine_open(&d->engine, &d->cfg, &d->cmdline, &cli->log);
+	/* the holder's program, while the initramfs is still there to open */
+	d->self_fd = handoff_open_self();
 	if (r == 0) {
 		apply_cmdline(d);
 		if (!d->foreground && !d->until_settled)
@@ -269,9 +284,12 @@ int daemon_run(struct daemon *d)
 		daemon_loop(d);
 	}
 	if (r == 0 && d->handoff)
-		return become_holder(d);
-	teardown(d);
-	return r < 0 ? EXIT_FAIL : d->exit_code;
+		r = become_holder(d);
+	else
+		teardown(d);
+	if (d->self_fd >= 0)
+		close(d->self_fd);
+	return r < 0 ? EXIT_FAIL : r > 0 ? r : d->exit_code;
 }
 
 static int run(struct cli *cli, int argc, char **argv, bool until_settled)

@@ -49,6 +49,7 @@ struct daemon {
 	uint64_t deadline;
 	bool deadline_reported;
 	int listen_fd, sig_fd, ready_fd;
+	int self_fd;          /* our program, for the holder's exec (handoff_open_self) */
 	int caller_fd;        /* the starting command's stderr, until ready; -1 */
 	struct client clients[MAX_CLIENTS];
 	bool stop;

@@ -112,9 +112,9 @@ static int monitor_loop(struct gate *g, struct monitor *m, int sfd)
 		}
 		if (p[1].revents)
 			return 0;
-		int r = gate_read(g, on_event, m, 64);
+		int r = gate_read(g, on_event, m, 1024);
 
-		if (r == GATE_EVENTS_LOST)
+		if (r == -ENOBUFS)
 			fprintf(stderr, "events were lost: the kernel dropped uevents "
 				"(receive buffer overflow)\n");
 		else if (r < 0)

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "handlers/devtmpfs.h"
+#include "util/number.h"
 
 static const char *const phase_names[PHASE_COUNT] = {
 	[PHASE_STARTUP] = "startup",
@@ -46,6 +48,7 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 	e->log = log;
 	e->cmdline = cmdline;
 	e->gate.fd = -1;
+	e->reading = true;
 	e->start_usec = e->phase_since = now_monotonic_usec();
 	settle_init(&e->settle);
 	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
@@ -60,8 +63,9 @@ int engine_open(struct engine *e, const struct engine_config *cfg,
 	engine_init(e, cfg, cmdline, log);
 	r = gate_open(&e->gate, log, &so);
 	if (r < 0)
-		log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
-	return r;
+		return log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
+	e->gate.discard_after_loss = true; /* the rescan stands for them */
+	return 0;
 }
 
 static unsigned int worker_count(const struct engine *e)
@@ -150,6 +154,24 @@ int engine_reload(struct engine *e)
 	return e->handlers_up ? handler_set_reload(&e->handlers) : -EAGAIN;
 }
 
+/* ---- test seam: a handler that takes its time (--test-delay-ms) ---- */
+
+static bool delay_may_block(void *ctx, const struct uevent *ev)
+{
+	return true;
+}
+
+static void delay_handle(void *ctx, const struct handler_call *call)
+{
+	const unsigned int *ms = ctx;
+
+	usleep(*ms * 1000u);
+}
+
+static const struct handler_ops delay_handler = {
+	.name = "test-delay", .may_block = delay_may_block, .handle = delay_handle,
+};
+
 static int start_handlers(struct engine *e)
 {
 	struct handler_set_config hc = {
@@ -164,11 +186,15 @@ static int start_handlers(struct engine *e)
 		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
 				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 	};
+	int r;
 
 	e->devtmpfs = devtmpfs_choose(e->cfg.dev, e->cfg.no_devtmpfs, e->log);
 	hc.mknod = !e->devtmpfs;
 	e->handlers_up = true; /* fini undoes a partial set */
-	return handler_set_init(&e->handlers, &hc, e->log);
+	r = handler_set_init(&e->handlers, &hc, e->log);
+	if (r == 0 && e->cfg.test_delay_ms)
+		r = handler_set_add(&e->handlers, &delay_handler, &e->cfg.test_delay_ms);
+	return r;
 }
 
 /*
@@ -280,7 +306,15 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 
 static void on_gate_event(void *userdata, const struct uevent *ev)
 {
-	engine_feed(userdata, ev);
+	struct engine *e = userdata;
+
+	if (!e->first_seqnum)
+		e->first_seqnum = ev->seqnum;
+	e->last_seqnum = ev->seqnum;
+	log_msg(e->log, LOG_DEBUG, "event %llu %s %s%s%s", (unsigned long long)ev->seqnum,
+		uevent_action_name(ev->action), ev->devpath, ev->synth_uuid ? " " : "",
+		ev->synth_uuid ? ev->synth_uuid : "");
+	engine_feed(e, ev);
 }
 
 static bool forget_gone(void *userdata, const char *devpath, void *value)
@@ -310,17 +344,30 @@ void engine_events_lost(struct engine *e)
 	(void)begin_coldplug(e);
 }
 
+/*
+ * Read only as far as ENGINE_IN_HAND_MAX allows; events handled at once on
+ * the main thread leave room for more, so a drain goes on (a bounded number
+ * of rounds, for fairness to the rest of the loop) while there is room.
+ */
 void engine_on_socket(struct engine *e)
 {
-	int r;
+	for (int round = 0; round < 16 && e->gate.fd >= 0 && e->reading; round++) {
+		size_t hand = engine_in_hand(e);
+		unsigned int room = hand < ENGINE_IN_HAND_MAX ?
+				    (unsigned int)(ENGINE_IN_HAND_MAX - hand) : 0;
+		int r = room ? gate_read(&e->gate, on_gate_event, e, room) : 0;
 
-	if (e->gate.fd < 0)
-		return;
-	r = gate_read(&e->gate, on_gate_event, e, 64);
-	if (r == GATE_EVENTS_LOST)
-		engine_events_lost(e);
-	else if (r < 0)
-		log_errno(e->log, LOG_ERR, r, "uevent socket");
+		if (r == -ENOBUFS) {
+			engine_events_lost(e);
+			return;
+		}
+		if (r < 0) {
+			log_errno(e->log, LOG_ERR, r, "uevent socket");
+			return;
+		}
+		if ((unsigned int)r < room || room == 0)
+			return; /* drained, or the hand is full */
+	}
 }
 
 void engine_on_done(struct engine *e)
@@ -392,9 +439,24 @@ bool engine_has_work(const struct engine *e)
 
 /* ---- what the daemon asks ---- */
 
-int engine_socket_fd(const struct engine *e)
+int engine_socket_fd(struct engine *e)
 {
+	if (!e->reading || engine_in_hand(e) >= ENGINE_IN_HAND_MAX)
+		return -1;
 	return e->gate.fd;
+}
+
+size_t engine_stop_reading(struct engine *e)
+{
+	if (!e->reading)
+		return e->untriggered;
+	e->reading = false;
+	e->untriggered = coldplug_run_left(&e->coldplug);
+	coldplug_run_fini(&e->coldplug);
+	if (e->untriggered)
+		log_msg(e->log, LOG_NOTICE, "handoff: %zu devices were never triggered here",
+			e->untriggered);
+	return e->untriggered;
 }
 
 int engine_done_fd(const struct engine *e)
@@ -420,6 +482,29 @@ int engine_take_socket(struct engine *e)
 	return fd;
 }
 
+/* VmHWM from /proc/self/status, in KiB; 0 if it cannot be read. */
+static uint64_t peak_rss_kib(void)
+{
+	char buf[4096], *p;
+	uint64_t kib = 0;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	if (p)
+		p += strlen("\nVmHWM:");
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p)
+		(void)number_parse(p, strspn(p, "0123456789"), UINT64_MAX, &kib);
+	return kib;
+}
+
 void engine_stats(struct engine *e, struct engine_stats *s)
 {
 	uint64_t now = now_monotonic_usec();
@@ -440,10 +525,15 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->triggers = e->coldplug.triggers;
 	s->trigger_errors = e->coldplug.errors;
 	s->awaiting_reply = settle_pending(&e->settle);
+	s->untriggered = e->untriggered;
+	s->first_seqnum = e->first_seqnum;
+	s->last_seqnum = e->last_seqnum;
+	s->peak_rss_kib = peak_rss_kib();
 	if (!hs->ready) /* not started: the handlers have nothing to say */
 		return;
 	s->nodes = devnode_count(&hs->devnode);
 	devnode_snapshot(&hs->devnode, &s->devnode);
+	disk_links_snapshot(&hs->links, &s->disk_links);
 	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
 }
 

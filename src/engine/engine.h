@@ -25,6 +25,14 @@
 
 #define ENGINE_SUBTREES_MAX 64
 #define ENGINE_RULES_DIRS_MAX 8
+/*
+ * Backpressure: events taken from the socket and not yet handled (queued or
+ * running) never exceed this. The rest wait in the kernel socket, which is
+ * what a handoff passes on; so a handoff finishes at most this many events,
+ * however many devices there are. 64 keeps two workers per CPU busy on up
+ * to 16 CPUs while the queue stays a few hundred KiB.
+ */
+#define ENGINE_IN_HAND_MAX 64
 
 struct engine_config {
 	const char *sysfs;        /* default /sys */
@@ -42,6 +50,7 @@ struct engine_config {
 	bool test_unpaced;        /* test seam: write all triggers before reading */
 	unsigned int workers;     /* 0: rd.initdev.workers or 2 x CPUs */
 	int rcvbuf;               /* 0: default (test seam for overflow) */
+	unsigned int test_delay_ms; /* test seam: every event takes this long, on a worker */
 };
 
 enum engine_phase {
@@ -66,10 +75,14 @@ struct engine_stats {
 	size_t present;           /* devices added and not removed */
 	size_t nodes;
 	struct devnode_stats devnode;
+	struct disk_links_stats disk_links;
 	uint64_t triggers, trigger_errors;
 	size_t awaiting_reply;
+	size_t untriggered;       /* devices never triggered (a handoff stopped coldplug) */
+	uint64_t first_seqnum, last_seqnum; /* of the events taken from the socket; 0 none */
 	struct modload_stats modules;
 	unsigned int modules_loading;
+	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
 };
 
 struct engine {
@@ -89,6 +102,9 @@ struct engine {
 	struct coldplug_run coldplug;
 	struct map devices;         /* devpaths added and not removed */
 	uint64_t rescans, events_handled;
+	uint64_t first_seqnum, last_seqnum; /* taken from the socket */
+	bool reading;               /* false once a handoff began: the socket is left alone */
+	size_t untriggered;
 	bool settled;
 	enum engine_phase phase;
 	uint64_t phase_since;
@@ -124,8 +140,11 @@ int engine_coldplug(struct engine *e);
 /* Handlers read their configuration again (udev rules); 0 or -errno (logged). */
 int engine_reload(struct engine *e);
 
-/* Poll these: the socket (-1 if none) and the done list's eventfd. */
-int engine_socket_fd(const struct engine *e);
+/*
+ * Poll these: the socket (-1 if none, after engine_stop_reading, or while
+ * ENGINE_IN_HAND_MAX events are in hand) and the done list's eventfd.
+ */
+int engine_socket_fd(struct engine *e);
 int engine_done_fd(const struct engine *e);
 
 /* The socket is readable: take in what the kernel sent. */
@@ -140,6 +159,13 @@ bool engine_has_work(const struct engine *e);
 bool engine_settled(const struct engine *e);
 /* Events taken in and not yet handled (queued or running). */
 size_t engine_in_hand(struct engine *e);
+
+/*
+ * A handoff begins: read nothing more from the socket (what is in it goes to
+ * the holder) and write no more triggers. The events in hand are still
+ * handled. Returns how many devices were never triggered.
+ */
+size_t engine_stop_reading(struct engine *e);
 
 /* For the handoff: the socket leaves the engine, unread, still bound. Its fd. */
 int engine_take_socket(struct engine *e);

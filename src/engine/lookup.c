@@ -172,3 +172,25 @@ void engine_describe_devices(struct engine *e, void (*emit)(void *u, const char 
 	if (e->handlers.ready)
 		disk_links_foreach_device(&e->handlers.links, describe_one, &c);
 }
+
+static void describe_conflict(void *u, const char *name, const struct disk_links_device_info *kept,
+			      const struct disk_links_device_info *other)
+{
+	struct describe_ctx *c = u;
+	char x[LINK_NAME_MAX * 4], line[sizeof(x) + 600];
+
+	escape_log(x, sizeof(x), name, strlen(name));
+	snprintf(line, sizeof(line), "conflict: %s: /dev/%s%s keeps it; /dev/%s%s claims it "
+		 "too", x, kept->devname, kept->removable ? " (removable)" : "", other->devname,
+		 other->removable ? " (removable)" : "");
+	c->emit(c->u, line);
+}
+
+void engine_describe_conflicts(struct engine *e, void (*emit)(void *u, const char *line),
+			       void *u)
+{
+	struct describe_ctx c = { emit, u };
+
+	if (e->handlers.ready)
+		disk_links_foreach_conflict(&e->handlers.links, describe_conflict, &c);
+}

@@ -40,3 +40,10 @@ bool engine_found(struct engine *e, const char *name, char *devname, size_t size
 /* One line per known block device with its probed tags, through emit. */
 void engine_describe_devices(struct engine *e, void (*emit)(void *u, const char *line),
 			     void *u);
+
+/*
+ * One line per device claiming a /dev/disk name another device keeps (a
+ * cloned UUID or label), naming both, through emit.
+ */
+void engine_describe_conflicts(struct engine *e, void (*emit)(void *u, const char *line),
+			       void *u);

@@ -55,6 +55,8 @@ static void events(struct out *o, const struct engine_stats *s)
 	num(o, "overflows", s->gate.overflows);
 	num(o, "rescans", s->rescans);
 	num(o, "queued", s->in_hand);
+	num(o, "first_seqnum", s->first_seqnum);
+	num(o, "last_seqnum", s->last_seqnum);
 	close_group(o);
 }
 
@@ -70,6 +72,16 @@ static void devices(struct out *o, const struct engine_stats *s)
 	num(o, "triggers", s->triggers);
 	num(o, "trigger_errors", s->trigger_errors);
 	num(o, "awaiting_reply", s->awaiting_reply);
+	num(o, "untriggered", s->untriggered);
+	close_group(o);
+}
+
+static void disk(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "disk_links");
+	num(o, "links", s->disk_links.links);
+	num(o, "conflicts", s->disk_links.conflicts);
+	num(o, "errors", s->disk_links.errors);
 	close_group(o);
 }
 
@@ -105,8 +117,10 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	str(&o, "settled", s->settled ? "yes" : "no");
 	str(&o, "dev_mode", s->devtmpfs ? "devtmpfs" : "mknod");
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
+	num(&o, "peak_rss_kib", s->peak_rss_kib);
 	events(&o, s);
 	devices(&o, s);
+	disk(&o, s);
 	modules(&o, s);
 	phases(&o, s);
 	if (json)

@@ -96,7 +96,7 @@ static void log_rejection(struct gate *g, const struct uevent_raw *raw,
 		raw->has_creds ? (int)raw->creds.uid : -1, preview);
 }
 
-static void judge(struct gate *g, const struct uevent_raw *raw,
+static void judge(struct gate *g, const struct uevent_raw *raw, bool lost,
 		  gate_event_fn on_event, void *userdata)
 {
 	char why[256];
@@ -104,7 +104,10 @@ static void judge(struct gate *g, const struct uevent_raw *raw,
 
 	if (v == GATE_ACCEPT) {
 		g->stats.accepted++;
-		on_event(userdata, g->ev);
+		if (lost && g->discard_after_loss)
+			g->stats.discarded++;
+		else
+			on_event(userdata, g->ev);
 		return;
 	}
 	g->stats.rejected[v]++;
@@ -114,12 +117,14 @@ static void judge(struct gate *g, const struct uevent_raw *raw,
 }
 
 int gate_read(struct gate *g, gate_event_fn on_event, void *userdata,
-	      unsigned int max_batches)
+	      unsigned int max_events)
 {
+	unsigned int left = max_events, taken = 0;
 	bool lost = false;
 
-	for (unsigned int b = 0; lost || b < max_batches; b++) {
-		int n = uevent_socket_recv(g->fd, g->batch, UEVENT_BATCH_MAX);
+	while (lost || left > 0) {
+		size_t want = lost || left > UEVENT_BATCH_MAX ? UEVENT_BATCH_MAX : left;
+		int n = uevent_socket_recv(g->fd, g->batch, want);
 
 		if (n == -ENOBUFS) {
 			g->stats.overflows++;
@@ -136,9 +141,12 @@ int gate_read(struct gate *g, gate_event_fn on_event, void *userdata,
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
-			judge(g, &g->batch[i], on_event, userdata);
-		if (n < UEVENT_BATCH_MAX)
+			judge(g, &g->batch[i], lost, on_event, userdata);
+		taken += (unsigned int)n;
+		if (!lost)
+			left -= (unsigned int)n;
+		if ((size_t)n < want)
 			break;
 	}
-	return lost ? GATE_EVENTS_LOST : 0;
+	return lost ? -ENOBUFS : (int)taken;
 }

@@ -16,6 +16,7 @@ struct gate_stats {
 	uint64_t accepted;
 	uint64_t rejected[GATE_VERDICT_COUNT]; /* [GATE_ACCEPT] unused */
 	uint64_t overflows;                    /* ENOBUFS: events were lost */
+	uint64_t discarded;                    /* drained after a loss, not passed on */
 };
 
 struct gate;
@@ -33,6 +34,7 @@ struct gate {
 	const struct logger *log;
 	struct ratelimit reject_rl;
 	gate_reject_fn on_reject; /* optional */
+	bool discard_after_loss;  /* see gate_read */
 	void *userdata;
 	struct uevent_raw *batch; /* UEVENT_BATCH_MAX slots, allocated once */
 	struct uevent *ev;        /* parse target, allocated once */
@@ -44,16 +46,17 @@ int gate_open(struct gate *g, const struct logger *log,
 
 void gate_close(struct gate *g);
 
-#define GATE_EVENTS_LOST 1
-
 /*
- * Drain what is pending (at most max_batches batches), calling on_event for
- * each accepted event. Returns 0 when the socket is drained or the batch
- * limit is reached, GATE_EVENTS_LOST if the kernel reported lost events
- * (the socket is then drained to empty, so a rescan started now cannot
- * lose events unnoticed), or -errno.
+ * Take in what is pending, at most max_events datagrams (the rest stay
+ * queued in the kernel socket), calling on_event for each accepted event.
+ * Returns how many datagrams were taken (fewer than max_events: the socket
+ * is empty), -ENOBUFS if the kernel reported lost events, or another
+ * -errno. After a loss the socket is drained to empty (the kernel reports the next overflow
+ * only once the queue was empty, so a rescan started now cannot lose events
+ * unnoticed); with discard_after_loss those drained events are counted but
+ * not passed on: the caller's rescan stands for them.
  */
 int gate_read(struct gate *g, gate_event_fn on_event, void *userdata,
-	      unsigned int max_batches);
+	      unsigned int max_events);
 
 uint64_t gate_rejected_total(const struct gate_stats *s);

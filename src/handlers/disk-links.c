@@ -47,7 +47,7 @@ struct device {
 
 /* One link name: who claims it, and what we put on disk for it. */
 struct entry {
-	struct device **claimants;
+	struct device **claimants;  /* in the order they claimed it */
 	size_t n, cap;
 	bool linked;                /* our symlink is in place, saying target */
 	char target[TARGET_MAX];
@@ -190,17 +190,26 @@ static int remove_link(int dirfd, const char *leaf, const char *target)
 
 /* ---- entries ----------------------------------------------------------- */
 
+/*
+ * d keeps a name from w: a higher priority; at equal priority, not being
+ * removable when w is. Never a devpath: where a device sits says nothing of
+ * whether to trust what it carries.
+ */
+static bool better(const struct device *d, const struct device *w)
+{
+	if (d->priority != w->priority)
+		return d->priority > w->priority;
+	return !d->info.removable && w->info.removable;
+}
+
+/* The best claimant; among equals the first to claim (claimants keep that order). */
 static struct device *winner(const struct entry *e)
 {
-	struct device *w = NULL;
+	struct device *w = e->n ? e->claimants[0] : NULL;
 
-	for (size_t i = 0; i < e->n; i++) {
-		struct device *d = e->claimants[i];
-
-		if (w == NULL || d->priority > w->priority ||
-		    (d->priority == w->priority && strcmp(d->devpath, w->devpath) < 0))
-			w = d;
-	}
+	for (size_t i = 1; i < e->n; i++)
+		if (better(e->claimants[i], w))
+			w = e->claimants[i];
 	return w;
 }
 
@@ -316,14 +325,16 @@ static struct entry *entry_reserve(struct disk_links *l, const char *name)
 	return e;
 }
 
-static void entry_add(struct disk_links *l, struct entry *e, struct device *d)
+/* True if d claims e from now on (it did not before). */
+static bool entry_add(struct disk_links *l, struct entry *e, struct device *d)
 {
 	for (size_t i = 0; i < e->n; i++)
 		if (e->claimants[i] == d)
-			return;
+			return false;
 	e->claimants[e->n++] = d; /* room made by entry_reserve */
 	if (e->n == 2)
 		l->stats.conflicts++;
+	return true;
 }
 
 static void entry_drop(struct disk_links *l, const char *name, struct device *d)
@@ -335,8 +346,10 @@ static void entry_drop(struct disk_links *l, const char *name, struct device *d)
 	for (size_t i = 0; i < e->n; i++) {
 		if (e->claimants[i] != d)
 			continue;
-		e->claimants[i] = e->claimants[--e->n];
-		if (e->n == 1)
+		/* keep the claim order: it decides ties */
+		memmove(e->claimants + i, e->claimants + i + 1,
+			(e->n - i - 1) * sizeof(*e->claimants));
+		if (--e->n == 1)
 			l->stats.conflicts--;
 		break;
 	}
@@ -445,12 +458,43 @@ static int reserve_all(struct disk_links *l, char *const *names, size_t n)
 	return 0;
 }
 
+static void log_tie(struct disk_links *l, const char *name, const struct device *kept,
+		    const struct device *other)
+{
+	char x[ESC_MAX];
+
+	log_msg(l->log, LOG_WARNING, "%s: claimed by /dev/%s%s and /dev/%s%s at the same "
+		"priority; /dev/%s keeps it (%s)", esc(x, name), kept->info.devname,
+		kept->info.removable ? " (removable)" : "", other->info.devname,
+		other->info.removable ? " (removable)" : "", kept->info.devname,
+		kept->info.removable != other->info.removable ? "it is not removable" :
+		"it claimed the name first");
+}
+
+/* d has just claimed name: for each device it ties with, say who keeps it and why. */
+static void warn_tie(struct disk_links *l, const char *name, const struct device *d)
+{
+	const struct entry *e = map_get(&l->names, name);
+	const struct device *w = e ? winner(e) : NULL;
+
+	if (!w || w->priority != d->priority)
+		return; /* a higher priority decides: no tie */
+	if (w != d) {
+		log_tie(l, name, w, d);
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		if (e->claimants[i] != d && e->claimants[i]->priority == d->priority)
+			log_tie(l, name, d, e->claimants[i]);
+}
+
 static int update_locked(struct disk_links *l, const char *devpath,
 			 const struct disk_links_device_info *info, int priority,
 			 const char *const *names, size_t n, bool rules)
 {
 	char **want, **old, key[PATH_MAX];
 	size_t nwant, nold;
+	bool added[DISK_LINKS_NAMES_MAX] = { false };
 	struct device *d;
 	int r = wanted_names(l, devpath, names, n, rules, &want, &nwant);
 
@@ -466,8 +510,12 @@ static int update_locked(struct disk_links *l, const char *devpath,
 		return r;
 	}
 	/* nothing can fail from here on */
-	for (size_t i = 0; i < nwant; i++)
-		entry_add(l, map_get(&l->names, want[i]), d);
+	for (size_t i = 0; i < nwant; i++) {
+		bool now = entry_add(l, map_get(&l->names, want[i]), d);
+
+		if (i < DISK_LINKS_NAMES_MAX)
+			added[i] = now;
+	}
 	old = d->names;
 	nold = d->n;
 	d->info = *info;
@@ -480,8 +528,11 @@ static int update_locked(struct disk_links *l, const char *devpath,
 		entry_drop(l, old[i], d);
 		sync_entry(l, old[i]);
 	}
-	for (size_t i = 0; i < nwant; i++)
+	for (size_t i = 0; i < nwant; i++) {
 		sync_entry(l, want[i]);
+		if (i < DISK_LINKS_NAMES_MAX && added[i] && l->log)
+			warn_tie(l, want[i], d);
+	}
 	free_names(old, nold);
 	return 0;
 }
@@ -655,6 +706,37 @@ void disk_links_foreach_device(struct disk_links *l,
 
 	pthread_mutex_lock(&l->lock);
 	map_foreach(&l->devices, foreach_one, &c);
+	pthread_mutex_unlock(&l->lock);
+}
+
+struct conflict_ctx {
+	void (*fn)(void *u, const char *name, const struct disk_links_device_info *kept,
+		   const struct disk_links_device_info *other);
+	void *u;
+};
+
+static bool conflict_one(void *userdata, const char *key, void *value)
+{
+	struct conflict_ctx *c = userdata;
+	const struct entry *e = value;
+	const struct device *w = winner(e);
+
+	for (size_t i = 0; e->n > 1 && i < e->n; i++)
+		if (e->claimants[i] != w)
+			c->fn(c->u, key, &w->info, &e->claimants[i]->info);
+	return true;
+}
+
+void disk_links_foreach_conflict(struct disk_links *l,
+				 void (*fn)(void *u, const char *name,
+					    const struct disk_links_device_info *kept,
+					    const struct disk_links_device_info *other),
+				 void *u)
+{
+	struct conflict_ctx c = { fn, u };
+
+	pthread_mutex_lock(&l->lock);
+	map_foreach(&l->names, conflict_one, &c);
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -3,9 +3,12 @@
  * The /dev/disk link table: which device claims which persistent name
  * ("by-uuid/XXXX"), which claimant owns the symlink, and the symlinks
  * themselves below <dev>/disk. Conflicts resolve deterministically: the
- * highest priority wins, then the lowest devpath (strcmp); when the owner
- * goes away or stops claiming, the link moves to the best remaining
- * claimant or is removed. No link ever points to a removed device.
+ * highest priority wins; on a tie a device that is not removable keeps the
+ * name over one that is (docs/trust-model.md: a USB stick carrying a copy
+ * of the root's UUID must not take the root's name), then the device that
+ * claimed it first keeps it. A tie is logged as a warning naming both.
+ * When the owner goes away or stops claiming, the link moves to the best
+ * remaining claimant or is removed. No link ever points to a removed device.
  * Thread-safe (handlers run on worker threads).
  */
 #pragma once
@@ -20,6 +23,7 @@
 #include "util/map.h"
 
 #define LINK_NAME_MAX 1024 /* "by-label/" + an encoded label fits */
+#define DISK_LINKS_NAMES_MAX 64 /* names one device claims (ties warned about for these) */
 
 struct disk_links_stats {
 	uint64_t links;      /* symlinks in place now */
@@ -41,6 +45,7 @@ struct disk_links_device_info {
 	char devname[256];        /* relative to /dev */
 	unsigned int major, minor;
 	bool partition;
+	bool removable;           /* removable media, or on USB, MMC, FireWire */
 	struct probe_result probe;
 	bool probed;              /* false: unreadable or not probed yet */
 };
@@ -90,6 +95,17 @@ bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, s
 void disk_links_foreach_device(struct disk_links *l,
 			  void (*fn)(void *u, const char *devpath, const struct disk_links_device_info *info),
 			  void *u);
+
+/*
+ * Call fn for every name more than one device claims, once per device that
+ * does not keep it (under the lock; fn must not call back). name is
+ * relative to the --dev root ("disk/by-uuid/X", or a rules link "mapper/x").
+ */
+void disk_links_foreach_conflict(struct disk_links *l,
+				 void (*fn)(void *u, const char *name,
+					    const struct disk_links_device_info *kept,
+					    const struct disk_links_device_info *other),
+				 void *u);
 
 void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s);
 

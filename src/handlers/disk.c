@@ -14,6 +14,7 @@
 #include "names/disk-id.h"
 #include "util/escape.h"
 #include "names/path-id.h"
+#include "util/sysdev.h"
 
 bool disk_is_storage(const char *sysname)
 {
@@ -104,6 +105,35 @@ size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 	return n;
 }
 
+/* Transports whose disks anyone can plug in. */
+static const char *const hotplug_buses[] = { "usb", "mmc", "firewire", "memstick" };
+
+/*
+ * Removable media, or a disk on a bus anyone can plug into: the sysfs
+ * "removable" flag of the whole disk, or a USB, MMC, FireWire or memory
+ * stick device above it. Such a disk never takes a persistent name from
+ * one that is not (disk-links.h). Unknown counts as not removable.
+ */
+static bool disk_removable(const char *sysfs, const char *devpath, bool partition)
+{
+	struct sysdev_root root;
+	char disk[PATH_MAX], flag[8], parent[SYSDEV_PATH_MAX];
+	bool removable = false;
+
+	snprintf(disk, sizeof(disk), "%s", devpath);
+	if (partition && strrchr(disk, '/'))
+		*strrchr(disk, '/') = '\0'; /* a partition lives in its disk's directory */
+	if (sysdev_root_open(&root, sysfs) < 0)
+		return false;
+	if (sysdev_attr(&root, disk, "removable", flag, sizeof(flag)) > 0)
+		removable = strcmp(flag, "1") == 0;
+	for (size_t i = 0; !removable && i < sizeof(hotplug_buses) / sizeof(hotplug_buses[0]); i++)
+		removable = sysdev_find_parent(&root, disk, hotplug_buses[i], NULL, parent,
+					       sizeof(parent)) == 0;
+	sysdev_root_close(&root);
+	return removable;
+}
+
 /* Open the node read-only below the root, checking it is this device. */
 static int open_node(struct disk_ctx *c, const struct uevent *ev)
 {
@@ -161,6 +191,7 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 
 	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
 	info.partition = ev->devtype && strcmp(ev->devtype, "partition") == 0;
+	info.removable = disk_removable(c->sysfs, ev->devpath, info.partition);
 	if (fd >= 0) {
 		r = probe_fd(fd, &info.probe);
 		close(fd);

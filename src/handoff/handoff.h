@@ -36,15 +36,31 @@
 int handoff_path(const char *run_dir, char *buf, size_t size);
 
 /*
- * Become the holder: clear FD_CLOEXEC on uevent_fd (every other fd should be
- * CLOEXEC already) and exec self_exe (normally "/proc/self/exe") as
- *   @initdev-holder --fd N --run DIR --timeout S --log-target kmsg|stderr
- *                   --log-level L
- * taking the log target and level from log. timeout_sec 0 holds until
- * fetched, < 0 means HANDOFF_HOLD_DEFAULT_SEC. Returns only on failure: -errno (FD_CLOEXEC is then restored).
+ * Our own program, opened now as an O_PATH fd (CLOEXEC): after switch_root
+ * the initramfs is deleted and /proc is moved into the new root, so neither
+ * its path nor /proc/self/exe leads to it then, but this fd still does.
+ * The fd, or -errno.
  */
-int handoff_exec_holder(const char *self_exe, int uevent_fd, const char *run_dir,
-			int timeout_sec, const struct logger *log);
+int handoff_open_self(void);
+
+struct handoff_holder_args {
+	int uevent_fd;
+	const char *run_dir;
+	int timeout_sec;     /* 0 holds until fetched; < 0: HANDOFF_HOLD_DEFAULT_SEC */
+	size_t untriggered;  /* devices never triggered (said in the holder's log) */
+};
+
+/*
+ * Become the holder: clear FD_CLOEXEC on the uevent socket (every other fd
+ * should be CLOEXEC already) and exec our program (self_fd from
+ * handoff_open_self, with execveat; if -1, /proc/self/exe) as
+ *   @initdev-holder --fd N --run DIR --timeout S --untriggered N
+ *                   --log-target kmsg|stderr --log-level L
+ * taking the log target and level from log. Returns only on failure:
+ * -errno (FD_CLOEXEC is then restored).
+ */
+int handoff_exec_holder(int self_fd, const struct handoff_holder_args *a,
+			const struct logger *log);
 
 /*
  * The holder process (argv[0] == HANDOFF_HOLDER_ARGV0; argv as above; global

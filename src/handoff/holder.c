@@ -18,6 +18,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ struct holder {
 	const char *run_dir;
 	int nl_fd, listen_fd, sig_fd, run_fd, seqnum_fd;
 	int timeout_sec;   /* 0: none */
+	int untriggered;   /* devices the initramfs never triggered */
 	uint64_t deadline; /* monotonic usec; 0: none */
 };
 
@@ -44,6 +46,7 @@ static int parse_holder_option(struct holder *h, int c, const char *arg, enum lo
 	case 'f': return number_parse_int(arg, 3, INT_MAX, &h->nl_fd);
 	case 'r': h->run_dir = arg; return 0;
 	case 't': return number_parse_int(arg, 0, 86400, &h->timeout_sec);
+	case 'u': return number_parse_int(arg, 0, INT_MAX, &h->untriggered);
 	case 'l':
 		h->log.max_level = log_level_from_name(arg);
 		return h->log.max_level < 0 ? -1 : 0;
@@ -64,6 +67,7 @@ static int parse_holder_args(struct holder *h, int argc, char **argv, enum log_t
 		{ "fd", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "untriggered", required_argument, NULL, 'u' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "log-target", required_argument, NULL, 'T' },
 		{ 0 },
@@ -336,15 +340,21 @@ int cmd_holder(int argc, char **argv)
 	h.log.max_level = LOG_NOTICE;
 	if (parse_holder_args(&h, argc, argv, &target) < 0) {
 		fprintf(stderr, "usage: " HANDOFF_HOLDER_ARGV0 " --fd N --run DIR [--timeout S] "
-			"[--log-target kmsg|stderr] [--log-level L]\n");
+			"[--untriggered N] [--log-target kmsg|stderr] [--log-level L]\n");
 		return 2;
 	}
 	holder_close_others(h.nl_fd);
 	log_init(&h.log, target, h.log.max_level);
 	r = holder_setup(&h);
 	if (r == 0) {
-		log_msg(&h.log, LOG_INFO, "handoff: holding the uevent socket at %s/"
-			HANDOFF_SOCKET_NAME, h.run_dir);
+		if (h.untriggered)
+			log_msg(&h.log, LOG_NOTICE, "handoff: holding the uevent socket at %s/"
+				HANDOFF_SOCKET_NAME "; %d devices were never triggered in the "
+				"initramfs (the real root's udevd triggers every device when it "
+				"starts)", h.run_dir, h.untriggered);
+		else
+			log_msg(&h.log, LOG_INFO, "handoff: holding the uevent socket at %s/"
+				HANDOFF_SOCKET_NAME, h.run_dir);
 		r = holder_loop(&h);
 	} else {
 		holder_drop(&h, "cannot serve");
@@ -354,26 +364,46 @@ int cmd_holder(int argc, char **argv)
 	return r;
 }
 
-int handoff_exec_holder(const char *self_exe, int uevent_fd, const char *run_dir,
-			int timeout_sec, const struct logger *log)
+int handoff_open_self(void)
 {
-	char fd_arg[16], timeout_arg[16], level_arg[16];
+	int fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Our program, from the fd opened at start, else by /proc/self/exe. */
+static void exec_self(int self_fd, char **argv)
+{
+	if (self_fd >= 0) {
+		syscall(SYS_execveat, self_fd, "", argv, environ, AT_EMPTY_PATH);
+		if (errno != ENOSYS)
+			return;
+	}
+	execv("/proc/self/exe", argv);
+}
+
+int handoff_exec_holder(int self_fd, const struct handoff_holder_args *a,
+			const struct logger *log)
+{
+	char fd_arg[16], timeout_arg[16], level_arg[16], untriggered_arg[24];
 	char *argv[] = {
-		HANDOFF_HOLDER_ARGV0, "--fd", fd_arg, "--run", (char *)run_dir,
-		"--timeout", timeout_arg, "--log-target", log->kmsg ? "kmsg" : "stderr",
-		"--log-level", level_arg, NULL,
+		HANDOFF_HOLDER_ARGV0, "--fd", fd_arg, "--run", (char *)a->run_dir,
+		"--timeout", timeout_arg, "--untriggered", untriggered_arg,
+		"--log-target", log->kmsg ? "kmsg" : "stderr", "--log-level", level_arg, NULL,
 	};
 	int r;
 
-	snprintf(fd_arg, sizeof(fd_arg), "%d", uevent_fd);
+	snprintf(fd_arg, sizeof(fd_arg), "%d", a->uevent_fd);
 	snprintf(timeout_arg, sizeof(timeout_arg), "%d",
-		 timeout_sec < 0 ? HANDOFF_HOLD_DEFAULT_SEC : timeout_sec);
+		 a->timeout_sec < 0 ? HANDOFF_HOLD_DEFAULT_SEC : a->timeout_sec);
+	snprintf(untriggered_arg, sizeof(untriggered_arg), "%zu",
+		 a->untriggered > INT_MAX ? (size_t)INT_MAX : a->untriggered);
 	snprintf(level_arg, sizeof(level_arg), "%d", log->max_level);
-	r = handoff_set_cloexec(uevent_fd, false);
+	r = handoff_set_cloexec(a->uevent_fd, false);
 	if (r < 0)
 		return r;
-	execv(self_exe, argv);
+	exec_self(self_fd, argv);
 	r = -errno;
-	(void)handoff_set_cloexec(uevent_fd, true);
+	(void)handoff_set_cloexec(a->uevent_fd, true);
 	return r;
 }

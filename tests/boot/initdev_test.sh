@@ -236,6 +236,37 @@ hostile_labels_body() {
 	expect_clean_handover
 }
 
+atf_test_case cloned_root_on_usb
+cloned_root_on_usb_head() {
+	atf_set descr "initdev image: a USB stick with a copy of the root's UUID and label does not take the root's names; the tie is logged"
+	initdev_head
+}
+cloned_root_on_usb_body() {
+	# the USB host controller and usb-storage, in this case's image only
+	DRIVERS="$DRIVERS xhci_pci usb_storage"
+	initdev_setup
+	# the stick: same UUID and label, an init that would say it was mounted
+	cp -a staging stick-staging
+	printf '#!/bin/sh\necho STICK-MOUNTED-AS-ROOT > /dev/console\necho o > /proc/sysrq-trigger\n' \
+		> stick-staging/sbin/init
+	boot_make_ext4 stick.ext4 32 stick-staging "$ROOT_UUID" "$ROOT_LABEL" ||
+		atf_fail "cannot make the stick's filesystem"
+	# the USB controller's PCI address sorts before the disk's: the devpath
+	# order a "lowest devpath wins" tie-break would follow
+	initdev_boot "root=UUID=$ROOT_UUID" \
+		-drive if=none,id=root,file=root.ext4,format=raw \
+		-device virtio-blk-pci,drive=root,addr=0x9 \
+		-device qemu-xhci,addr=0x3 -drive if=none,id=stick,file=stick.ext4,format=raw \
+		-device usb-storage,drive=stick
+	! tr -d '\r' < boot.log | grep -q STICK-MOUNTED-AS-ROOT ||
+		fail_with_log "the stick was mounted as the root"
+	expect_link "by-uuid/$ROOT_UUID" /dev/vda
+	expect_link "by-label/$ROOT_LABEL" /dev/vda
+	tr -d '\r' < boot.log | grep -q "initdev\[[0-9]*\]: disk/by-uuid/$ROOT_UUID: claimed by /dev/vda and /dev/sda (removable) at the same priority; /dev/vda keeps it (it is not removable)" ||
+		fail_with_log "the tie was not logged naming both"
+	expect_clean_handover
+}
+
 atf_test_case missing_root_emergency
 missing_root_emergency_head() {
 	atf_set descr "initdev image: a root that never appears is named with the devices seen, then dracut's emergency path within rd.retry"
@@ -519,6 +550,7 @@ atf_init_test_cases() {
 	atf_add_test_case root_partuuid_gpt_virtio_scsi
 	atf_add_test_case root_uuid_nvme
 	atf_add_test_case hostile_labels
+	atf_add_test_case cloned_root_on_usb
 	atf_add_test_case missing_root_emergency
 	atf_add_test_case naming_parity
 	atf_add_test_case repartition_change

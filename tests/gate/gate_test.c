@@ -75,7 +75,7 @@ static bool pump(struct gate *g, struct seen *s, bool (*cond)(struct seen *))
 		struct pollfd p = { g->fd, POLLIN, 0 };
 
 		if (poll(&p, 1, 100) > 0)
-			ATF_REQUIRE(gate_read(g, on_event, s, 8) >= 0);
+			ATF_REQUIRE(gate_read(g, on_event, s, 128) >= 0);
 	}
 	return cond(s);
 }
@@ -250,7 +250,7 @@ static int userns_child(int ready_w, int go_r)
 		struct pollfd p = { g.fd, POLLIN, 0 };
 
 		if (poll(&p, 1, 100) > 0)
-			(void)gate_read(&g, on_event, &s, 8);
+			(void)gate_read(&g, on_event, &s, 128);
 	}
 	if (!s.reject_mentions_null)
 		return 80;

@@ -176,7 +176,44 @@ udevadm_compat_body() {
 }
 udevadm_compat_cleanup() { cleanup_root; }
 
+atf_test_case cloned_uuid_first_keeps cleanup
+cloned_uuid_first_keeps_head() {
+	atf_set descr "two disks with one UUID and label: the first to claim keeps the names, a tie is logged and shown"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+cloned_uuid_first_keeps_body() {
+	setup_root
+	uuid=0c0c0c0c-0000-4000-8000-000000000001
+	mkimg one.img 'cloned' $uuid
+	cp one.img two.img
+	low=$(attach one.img)
+	high=$(attach two.img)
+	# the higher devpath is announced first (its subtree alone is coldplugged)
+	$ID daemon --foreground --no-devtmpfs \
+		--subtree "/devices/virtual/block/$(basename "$high")" 2> daemon.log &
+	atf_check -s exit:0 $ID settle --timeout 30
+	expect_link by-uuid $uuid "$high"
+	# the lower devpath comes second; it used to take the names over
+	echo change > "/sys/block/$(basename "$low")/uevent"
+	atf_check -s exit:0 $ID settle --timeout 30
+	i=0
+	while [ ! -e "dev/$(basename "$low")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	atf_check -s exit:0 $ID settle --timeout 30
+	expect_link by-uuid $uuid "$high"
+	expect_link by-label cloned "$high"
+	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$high")\n" $ID wait --timeout 5 UUID=$uuid
+	atf_check -s exit:0 -o match:"conflicts: 2" \
+		-o match:"conflict: disk/by-uuid/$uuid: /dev/$(basename "$high") keeps it; /dev/$(basename "$low") claims it too" \
+		$ID status
+	grep -q "disk/by-uuid/$uuid: claimed by /dev/$(basename "$high") and /dev/$(basename "$low") at the same priority; /dev/$(basename "$high") keeps it (it claimed the name first)" daemon.log ||
+		atf_fail "tie not logged: $(cat daemon.log)"
+	atf_check -s exit:0 $ID exit
+}
+cloned_uuid_first_keeps_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
+	atf_add_test_case cloned_uuid_first_keeps
 	atf_add_test_case links_and_hostile_labels
 	atf_add_test_case detach_and_reattach
 	atf_add_test_case wait_without_daemon

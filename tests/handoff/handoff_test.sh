@@ -38,7 +38,7 @@ check_events() {
 	for s in $(seq $((SEQ0 + 1)) $SEQ1); do
 		grep -q "^event=$s " "$1" || atf_fail "SEQNUM $s not received: $(cat "$1")"
 	done
-	n=$(grep -c "^event=.* change@/devices/virtual/mem/null creds=0:0$" "$1")
+	n=$(grep -c "^event=.* change@/devices/virtual/mem/null creds=0:0 " "$1")
 	[ "$n" -ge 2 ] || atf_fail "mem/null events missing or without credentials: $(cat "$1")"
 }
 
@@ -454,6 +454,107 @@ daemon_handoff_body() {
 }
 daemon_handoff_cleanup() { daemon_cleanup; }
 
+# burst N: N change events on the mem devices, each with its own SYNTH_UUID
+# (listed in burst.uuids)
+burst() {
+	: > burst.uuids
+	i=0
+	while [ $i -lt "$1" ]; do
+		for d in null zero full random urandom; do
+			u=$(printf '%08x-0000-4000-8000-%012x' "$i" "$$")
+			echo "$u" >> burst.uuids
+			echo "change $u" > "/sys/devices/virtual/mem/$d/uevent"
+			i=$((i + 1))
+		done
+	done
+}
+
+atf_test_case handoff_under_burst cleanup
+handoff_under_burst_head() {
+	atf_set descr "a burst bigger than the events in hand, then a handoff: each event is handled here or reaches the adopter, once"
+	atf_set require.user root
+	atf_set require.progs "jq"
+}
+handoff_under_burst_body() {
+	setup_vars
+	ID0="$(atf_get_srcdir)/../../initdev"
+	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	: > cmdline
+	mkdir udev-rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	# every event takes 20 ms on one of two workers: a burst piles up
+	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
+		--workers 2 --test-delay-ms 20 2> daemon.log &
+	echo $! > holder.pid
+	# --foreground returns at once: wait for its control socket before asking it
+	i=0
+	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	atf_check -s exit:0 $ID settle --timeout 10
+	burst 400
+	# at most 64 events in hand, the rest wait in the kernel socket
+	$ID status --json > status.json || atf_fail "status"
+	[ "$(jq .events.queued status.json)" -le 64 ] || atf_fail "in hand: $(jq .events status.json)"
+	t0=$(date +%s%N)
+	atf_check -s exit:0 $ID handoff --timeout 30
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "handoff returned after $ms ms"
+	[ "$ms" -lt 10000 ] || atf_fail "handoff took $ms ms with at most 64 events in hand"
+	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report 2000
+	last=$(jq .events.last_seqnum "$RUN/status.json")
+	[ "$last" -gt 0 ] || atf_fail "status.json names no event taken: $(cat "$RUN/status.json")"
+	# each of our events exactly once: handled here (logged) or handed over
+	sed -n 's/^initdev: event \([0-9]*\) change .* \([0-9a-f-]*\)$/\1 \2/p' daemon.log > here
+	sed -n 's/^event=\([0-9]*\) change@.* uuid=\([0-9a-f-]*\)$/\1 \2/p' out > there
+	here_n=$(grep -c -F -f burst.uuids here)
+	there_n=$(grep -c -F -f burst.uuids there)
+	echo "handled here $here_n, handed over $there_n, of $(wc -l < burst.uuids)"
+	[ "$there_n" -gt 0 ] || atf_fail "nothing was left for the adopter"
+	while read -r u; do
+		n=$(cat here there | grep -c " $u$")
+		[ "$n" -eq 1 ] || atf_fail "event $u seen $n times (here: $(grep -c " $u$" here))"
+	done < burst.uuids
+	# what was handed over came after what was taken here
+	awk -v last="$last" '$1 <= last { bad = 1 } END { exit bad }' there ||
+		atf_fail "an event up to SEQNUM $last reached the adopter too"
+	max_here=$(cut -d' ' -f1 here | sort -n | tail -n 1)
+	[ "$max_here" -le "$last" ] || atf_fail "status.json last_seqnum $last < $max_here"
+}
+handoff_under_burst_cleanup() { daemon_cleanup; }
+
+atf_test_case holder_without_binary cleanup
+holder_without_binary_head() {
+	atf_set descr "as after switch_root: /proc gone and the binary deleted, the holder still starts"
+	atf_set require.user root
+	atf_set require.progs "unshare"
+}
+holder_without_binary_body() {
+	setup_vars
+	ID0="$(atf_get_srcdir)/../../initdev"
+	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	: > cmdline
+	mkdir udev-rules
+	cp "$ID0" initdev-copy
+	# a private mount namespace: its /proc can go without touching the host's
+	unshare -m --propagation private sh -c '
+		set -e
+		ARGS="--log-target stderr --dev $PWD/dev --run $1 --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+		./initdev-copy $ARGS daemon --foreground --no-devtmpfs --no-coldplug 2> daemon.log &
+		echo $! > holder.pid
+		i=0
+		while ! [ -S "$1/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		umount -l /proc
+		rm ./initdev-copy
+		[ ! -e /proc/self/exe ] && [ ! -e ./initdev-copy ]
+		"$2" $ARGS handoff --timeout 10
+	' sh "$RUN" "$ID0" || atf_fail "handoff failed: $(cat daemon.log)"
+	grep -q "cannot start the holder" daemon.log && atf_fail "$(cat daemon.log)"
+	make_events
+	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+		"$HP" --run "$RUN" adopt -- "$HP" report
+	check_events out
+}
+holder_without_binary_cleanup() { daemon_cleanup; }
+
 atf_test_case overflow_preserved cleanup
 overflow_preserved_head() {
 	atf_set descr "an overflow while held reaches the new owner as ENOBUFS"
@@ -486,6 +587,8 @@ atf_init_test_cases() {
 	atf_add_test_case listen_fdnames_mismatch
 	atf_add_test_case only_group_1
 	atf_add_test_case overflow_preserved
+	atf_add_test_case handoff_under_burst
+	atf_add_test_case holder_without_binary
 	atf_add_test_case daemon_handoff
 	atf_add_test_case udevadm_exit_hands_off
 	atf_add_test_case udevadm_exit_no_handoff
