@@ -154,6 +154,11 @@ int engine_reload(struct engine *e)
 	return e->handlers_up ? handler_set_reload(&e->handlers) : -EAGAIN;
 }
 
+int engine_set_property(struct engine *e, const char *assignment)
+{
+	return e->handlers_up ? handler_set_property(&e->handlers, assignment) : -EAGAIN;
+}
+
 /* ---- test seam: a handler that takes its time (--test-delay-ms) ---- */
 
 static bool delay_may_block(void *ctx, const struct uevent *ev)

@@ -139,6 +139,8 @@ int engine_coldplug(struct engine *e);
 
 /* Handlers read their configuration again (udev rules); 0 or -errno (logged). */
 int engine_reload(struct engine *e);
+/* A global property for the udev rules ("KEY=VALUE"; empty value removes). 0 or -errno. */
+int engine_set_property(struct engine *e, const char *assignment);
 
 /*
  * Poll these: the socket (-1 if none, after engine_stop_reading, or while

@@ -31,6 +31,8 @@ struct handler_ops {
 	void (*worker_free)(void *worker);
 	/* Optional: read configuration again (udevadm control --reload). 0 or -errno. */
 	int (*reload)(void *ctx);
+	/* Optional: a global property (udevadm control --property=KEY=VALUE; NULL removes). */
+	int (*set_property)(void *ctx, const char *key, const char *value);
 };
 
 struct handler {

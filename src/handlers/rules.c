@@ -130,6 +130,7 @@ void rules_handler_fini(struct rules_handler *h)
 {
 	put(h, h->current);
 	h->current = NULL;
+	props_clear(&h->global);
 	rules_db_fini(&h->db);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
@@ -137,6 +138,16 @@ void rules_handler_fini(struct rules_handler *h)
 	free(h->dev);
 	free(h->cmdline);
 	h->sysfs = h->dev = h->cmdline = NULL;
+}
+
+int rules_handler_set_property(struct rules_handler *h, const char *key, const char *value)
+{
+	int r;
+
+	pthread_mutex_lock(&h->lock);
+	r = props_set(&h->global, key, value, false);
+	pthread_mutex_unlock(&h->lock);
+	return r;
 }
 
 size_t rules_handler_lines(struct rules_handler *h)
@@ -275,6 +286,12 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 				 .deadline_usec = now_monotonic_usec() + h->timeout_usec };
 	struct rules_record old = { 0 };
 	bool have_old = rules_db_get(&h->db, ev->devpath, &old);
+	struct props global = PROPS_INIT;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->global.n > 0 && props_copy(&global, &h->global) == 0)
+		ctx.global = &global;
+	pthread_mutex_unlock(&h->lock);
 	struct rules_event re;
 	unsigned int failed;
 
@@ -298,6 +315,7 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 	pthread_mutex_unlock(&h->lock);
 	rules_event_free(&re);
 out:
+	props_clear(&global);
 	if (have_old)
 		rules_record_free(&old);
 }
@@ -346,6 +364,11 @@ static int reload(void *ctx)
 	return rules_handler_reload(ctx);
 }
 
+static int set_property(void *ctx, const char *key, const char *value)
+{
+	return rules_handler_set_property(ctx, key, value);
+}
+
 const struct handler_ops rules_handler = {
 	.name = "rules",
 	.may_block = may_block,
@@ -353,4 +376,5 @@ const struct handler_ops rules_handler = {
 	.worker_new = worker_new,
 	.worker_free = worker_free,
 	.reload = reload,
+	.set_property = set_property,
 };

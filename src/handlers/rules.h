@@ -60,6 +60,7 @@ struct rules_handler {
 	struct rules_db db;
 	pthread_mutex_t lock;       /* guards current and stats */
 	struct rules_loaded *current;
+	struct props global;        /* udevadm control --property */
 	struct rules_handler_stats stats;
 	unsigned int builtin_warned;
 };
@@ -72,6 +73,9 @@ void rules_handler_fini(struct rules_handler *h);
 
 /* Parse the rules files again (udevadm control --reload). 0 or -errno (logged). */
 int rules_handler_reload(struct rules_handler *h);
+
+/* A global property (udevadm control --property); value NULL removes it. 0 or -errno. */
+int rules_handler_set_property(struct rules_handler *h, const char *key, const char *value);
 
 /* How many rules lines are loaded now. */
 size_t rules_handler_lines(struct rules_handler *h);

@@ -90,6 +90,26 @@ int handler_set_reload(struct handler_set *hs)
 	return first;
 }
 
+int handler_set_property(struct handler_set *hs, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	char key[256];
+	int first = 0;
+
+	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof(key))
+		return -EINVAL;
+	memcpy(key, assignment, (size_t)(eq - assignment));
+	key[eq - assignment] = '\0';
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+		int r = h->ops->set_property ? h->ops->set_property(h->ctx, key, eq[1] ? eq + 1 : NULL) : 0;
+
+		if (r < 0 && first == 0)
+			first = r;
+	}
+	return first;
+}
+
 bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev)
 {
 	for (unsigned int i = 0; i < hs->n; i++) {

@@ -57,6 +57,9 @@ int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void 
 /* Every handler that has configuration reads it again. 0, or the first -errno. */
 int handler_set_reload(struct handler_set *hs);
 
+/* "KEY=VALUE" (an empty value removes KEY) for the handlers that keep global properties. */
+int handler_set_property(struct handler_set *hs, const char *assignment);
+
 /* True if any handler may block on ev: it then runs on a worker. */
 bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev);
 

@@ -168,7 +168,14 @@ static int match_token(struct evstate *s, const struct rules_token *t)
 	case RTK_M_KERNEL: return match_string(t, ev->sysname);
 	case RTK_M_DEVLINK: return match_list(t, &ev->links, strlen("/dev/"));
 	case RTK_M_NAME: return match_string(t, ev->name);
-	case RTK_M_ENV: return match_string(t, props_get(&ev->props, t->attr));
+	case RTK_M_ENV: {
+		const char *v = props_get(&ev->props, t->attr);
+
+		/* udevd's global properties count for matches only, not for $env{} */
+		if (!v && s->ctx->global)
+			v = props_get(s->ctx->global, t->attr);
+		return match_string(t, v);
+	}
 	case RTK_M_TAG: return match_list(t, &ev->current_tags, 0);
 	case RTK_M_SUBSYSTEM: return match_string(t, ev->subsystem);
 	case RTK_M_DRIVER: return match_string(t, driver_of(s, ev->devpath, buf));

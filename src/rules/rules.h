@@ -289,6 +289,7 @@ struct rules_ctx {
 	const char *libexec;    /* where a relative program is looked up; default /usr/lib/udev */
 	const char *procsys;    /* SYSCTL root; default /proc/sys */
 	const char *virt;       /* CONST{virt}; NULL: "none" */
+	const struct props *global; /* udevadm control --property: ENV{} matches fall back to them */
 	uint64_t deadline_usec; /* monotonic; PROGRAM/IMPORT killed then; 0: none */
 	bool no_writes;         /* test mode: ATTR{}=/SYSCTL{}= are logged, not written */
 	bool no_programs;       /* PROGRAM and IMPORT{program} fail without running (fuzzing) */

@@ -140,7 +140,43 @@ EOF
 }
 run_timeout_and_failure_cleanup() { cleanup_root; }
 
+atf_test_case property_and_info cleanup
+property_and_info_head() {
+	atf_set descr "udevadm control --property reaches ENV{} matches of later events; udevadm info shows what the rules set"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+property_and_info_body() {
+	setup_root
+	mkimg a.img p
+	l=$(attach a.img)
+	k=$(basename "$l")
+	cat > udev-rules/60-test.rules <<'EOF'
+KERNEL=="loop[0-9]*", ENV{rd_NO_MD}=="?*", SYMLINK+="nomd/%k", ENV{SAW_GLOBAL}="$env{rd_NO_MD}|"
+KERNEL=="loop[0-9]*", ENV{MD_LEVEL}="raid1", ENV{.TEMP}="x"
+EOF
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
+	atf_check -s exit:0 $ID settle --timeout 30
+	[ ! -L "dev/nomd/$k" ] || atf_fail "a global property nobody set matched"
+	ln -s "$(bin)" udevadm
+	U="env INITDEV_RUN_DIR=$PWD/run INITDEV_DEV_DIR=$PWD/dev ./udevadm"
+	atf_check -s exit:0 $U control --property=rd_NO_MD=1
+	echo change > "/sys/class/block/$k/uevent"
+	atf_check -s exit:0 $ID settle --timeout 30
+	wait_for test -L "dev/nomd/$k" || atf_fail "the global property did not reach ENV{} matches"
+	# as in udev, a global property is not a device property ($env{} is empty)
+	atf_check -s exit:0 -o match:"^SAW_GLOBAL=\|$" -o match:"^MD_LEVEL=raid1$" \
+		-o match:"^ID_FS_TYPE=ext4$" -o not-match:"TEMP" $U info --query=property --name="/dev/$k"
+	atf_check -s exit:0 $U control --property=rd_NO_MD=
+	echo change > "/sys/class/block/$k/uevent"
+	atf_check -s exit:0 $ID settle --timeout 30
+	wait_for test ! -L "dev/nomd/$k" || atf_fail "removing the global property changed nothing"
+	atf_check -s exit:0 $ID exit
+}
+property_and_info_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
+	atf_add_test_case property_and_info
 	atf_add_test_case links_perms_run
 	atf_add_test_case reload_and_remove
 	atf_add_test_case run_timeout_and_failure
