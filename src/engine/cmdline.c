@@ -351,7 +351,8 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len,
 	size_t n = text_extent(text, len, &cut), i = 0;
 	int r = 0;
 
-	memcpy(c->text, text, n);
+	if (n > 0)
+		memcpy(c->text, text, n);
 	c->text[n] = '\0';
 
 	while (i < n && r == 0) {

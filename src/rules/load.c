@@ -180,7 +180,8 @@ static int load_entries(struct rules *r, struct entry *v, size_t n)
 {
 	int ret = 0;
 
-	qsort(v, n, sizeof(*v), by_name);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), by_name);
 	for (size_t i = 0; i < n && ret >= 0; i++) {
 		if (v[i].masked)
 			continue;
