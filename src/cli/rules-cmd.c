@@ -9,7 +9,9 @@
  *     daemon does - after its native block handling (ID_FS_*, /dev/disk
  *     links), unless --no-native - without running RUN; print properties and
  *     RUN list as `udevadm test` does, then owner/group/mode and the link
- *     priority when rules set them.
+ *     priority when rules set them. --udev-db DIR reads the device's record
+ *     from a udev database (/run/udev/data), as `udevadm test` does: for
+ *     comparing the two where udev runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,7 +201,46 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 	return r < 0 ? r : rules_event_finish(re);
 }
 
+/* udev's database file of the device: b|c MAJ:MIN, or +SUBSYSTEM:SYSNAME. */
+static int read_udev_db(const char *dir, const struct rules_event *ev, struct rules_record *rec)
+{
+	char path[PATH_MAX], line[RULES_LINE_MAX];
+	FILE *f;
+
+	if (ev->has_devnum)
+		snprintf(path, sizeof(path), "%s/%c%u:%u", dir,
+			 strcmp(ev->subsystem, "block") == 0 ? 'b' : 'c', ev->major, ev->minor);
+	else
+		snprintf(path, sizeof(path), "%s/+%s:%s", dir, ev->subsystem, ev->sysname);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + 2;
+		int r = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[1] != ':')
+			continue;
+		if (line[0] == 'E')
+			r = props_set_pair(&rec->props, v, true);
+		else if (line[0] == 'G')
+			r = strv_add(&rec->tags, v);
+		else if (line[0] == 'S')
+			r = strv_add(&rec->links, v);
+		else if (line[0] == 'L')
+			rec->link_priority = atoi(v);
+		if (r == -ENOMEM) {
+			fclose(f);
+			return r;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 struct test_opts {
+	const char *udev_db;
 	bool native;
 	const char *action;
 	const char *paths[PATHS_MAX];
@@ -215,6 +256,7 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 		{ "rules", required_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-native", no_argument, NULL, 'n' },
+		{ "udev-db", required_argument, NULL, 'D' },
 		{ 0 },
 	};
 	int c;
@@ -229,6 +271,8 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 			o->timeout = (unsigned int)strtoul(optarg, NULL, 10);
 		else if (c == 'n')
 			o->native = false;
+		else if (c == 'D')
+			o->udev_db = optarg;
 		else
 			return -1;
 	}
@@ -236,6 +280,23 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 		return -1;
 	o->device = argv[optind];
 	return 0;
+}
+
+/* The event, joined with its record from --udev-db when there is one. */
+static int init_event(const struct test_opts *o, const char **pairs, size_t n,
+		      struct rules_event *ev)
+{
+	struct rules_record rec = { 0 };
+	int r = rules_event_init(ev, pairs, n, NULL);
+
+	if (r < 0 || !o->udev_db)
+		return r;
+	if (read_udev_db(o->udev_db, ev, &rec) == 0) {
+		rules_event_free(ev);
+		r = rules_event_init(ev, pairs, n, &rec);
+	}
+	rules_record_free(&rec);
+	return r;
 }
 
 static int run_test(struct cli *cli, const struct test_opts *o, const struct sysdev_root *sys,
@@ -266,7 +327,7 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 		sprintf(pair, "%s=%s", env.v[i].key, env.v[i].value);
 		pairs[i] = pair;
 	}
-	if (ret == 0 && (ret = rules_event_init(&ev, pairs, env.n, NULL)) == 0) {
+	if (ret == 0 && (ret = init_event(o, pairs, env.n, &ev)) == 0) {
 		ret = o->native ? add_native(cli, &env, &ev) : 0;
 		ret = ret ?: rules_apply(r, &ctx, &ev);
 		ret = ret ?: rules_event_finish(&ev);

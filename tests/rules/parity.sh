@@ -14,6 +14,11 @@
 # node made with mknod. initdev stands for 60-persistent-storage.rules with
 # its native handling, so udev gets that file (and EXTRA_UDEV_RULES) on top.
 # Needs root. Outputs are kept in $PARITY_OUT (default: a temporary dir).
+#
+# PARITY_DIRECT=1 (inside a disposable guest where udevd runs): no
+# namespace; both use the system's rules directories (RULES_DIR is "-"),
+# and initdev reads the device's record from udev's database
+# (/run/udev/data) as udevadm test does.
 set -eu
 initdev=$1 rules=$2 syspath=$3 action=${4:-add}
 shift 3
@@ -21,8 +26,17 @@ shift 3
 out=${PARITY_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 initdev=$(realpath "$initdev")
-rules=$(realpath "$rules")
 syspath=$(realpath "$syspath")
+k=$(basename "$syspath")
+
+if [ "${PARITY_DIRECT:-}" = 1 ]; then
+	dn=$(sed -n 's/^DEVNAME=//p' "$syspath/uevent")
+	[ -n "$dn" ] && stat -c '%u %g %a' "/dev/$dn" > "$out/node.stat"
+	udevadm test --action="$action" "$syspath" > "$out/udev.out" 2> "$out/udev.err" || true
+	"$initdev" --log-target stderr rules test --udev-db /run/udev/data --action "$action" \
+		"$syspath" > "$out/initdev.out" 2> "$out/initdev.err"
+else
+rules=$(realpath "$rules")
 
 # udev's side: the rules under test plus the native handling's counterpart
 mkdir -p "$out/udev-rules"
@@ -30,7 +44,6 @@ cp "$rules"/*.rules "$out/udev-rules/" 2>/dev/null || true
 cp /usr/lib/udev/rules.d/60-persistent-storage.rules "$out/udev-rules/"
 for f in "$@"; do cp "$f" "$out/udev-rules/"; done
 
-k=$(basename "$syspath")
 devnum=$(cat "$syspath/dev")
 devname=$(sed -n 's/^DEVNAME=//p' "$syspath/uevent")
 type=b
@@ -49,10 +62,12 @@ unshare -m sh -eu -c '
 		mount --bind "$out/udev-rules" /lib/udev/rules.d
 	mkdir -p "/dev/$(dirname "$devname")"
 	mknod "/dev/$devname" "$type" "${devnum%%:*}" "${devnum##*:}"
+	stat -c "%u %g %a" "/dev/$devname" > "$out/node.stat"
 	udevadm test --action="$action" "$syspath" > "$out/udev.out" 2> "$out/udev.err" || true
 	"$initdev" --log-target stderr --udev-rules "$rules" rules test --action "$action" \
 		"$syspath" > "$out/initdev.out" 2> "$out/initdev.err"
 ' parity "$out" "$rules" "$syspath" "$action" "$devname" "$devnum" "$type" "$initdev"
+fi
 
 # normalise: properties sorted (list values sorted inside), RUN in order, perms
 norm_props() {
@@ -67,18 +82,21 @@ norm_props() {
 	done | sort
 }
 norm_run() { grep "^run: '" "$1" || true; }
-# udev logs "Setting permissions /dev/X, uid=U, gid=G, mode=M" when it has a node
+# udev logs "Setting (or Preserve) permissions /dev/X, uid=U, gid=G, mode=M" for a node
 udev_perms() {
-	sed -n 's/.*Setting permissions [^,]*, uid=\([0-9]*\), gid=\([0-9]*\), mode=\([0-7]*\).*/owner: \1\ngroup: \2\nmode: \3/p' "$1" |
+	sed -n 's/.*\(Setting\|Preserve\) permissions [^,]*, uid=\([0-9]*\), gid=\([0-9]*\), mode=\([0-7]*\).*/owner: \2\ngroup: \3\nmode: \4/p' "$1" |
 	sed 's/^mode: 0*\([0-7][0-7][0-7]\)$/mode: 0\1/'
 }
+# what initdev's rules set; the rest stays as the node was (node.stat), as udev keeps it
 initdev_perms() {
+	read -r su sg sm < "$2"
 	o=$(sed -n 's/^owner: //p' "$1"); g=$(sed -n 's/^group: //p' "$1"); m=$(sed -n 's/^mode: //p' "$1")
-	printf 'owner: %s\ngroup: %s\nmode: %s\n' "${o:-0}" "${g:-0}" "${m:-0600}"
+	printf 'owner: %s\ngroup: %s\nmode: %s\n' "${o:-$su}" "${g:-$sg}" "${m:-$(printf '%04o' "0$sm")}"
 }
 { norm_props "$out/udev.out"; norm_run "$out/udev.out"; udev_perms "$out/udev.err"; } > "$out/udev.norm"
 { norm_props "$out/initdev.out"; norm_run "$out/initdev.out"; } > "$out/initdev.norm"
-grep -q 'Setting permissions' "$out/udev.err" && initdev_perms "$out/initdev.out" >> "$out/initdev.norm"
+grep -Eq '(Setting|Preserve) permissions' "$out/udev.err" && [ -s "$out/node.stat" ] &&
+	initdev_perms "$out/initdev.out" "$out/node.stat" >> "$out/initdev.norm"
 if ! grep -q '^DEVPATH=' "$out/udev.out"; then
 	echo "parity: udevadm test printed no properties:" >&2
 	tail -n 20 "$out/udev.err" >&2
