@@ -17,12 +17,14 @@ static int set(struct rules_event *ev, const char *key, const char *value)
 
 int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 {
-	char num[16];
+	char num[16], enc[PROBE_ENC_MAX];
 	int r = 0;
 
 	r = r ?: set(ev, "ID_FS_UUID", p->fs_uuid);
 	r = r ?: set(ev, "ID_FS_UUID_ENC", p->fs_uuid_enc);
 	r = r ?: set(ev, "ID_FS_UUID_SUB", p->fs_uuid_sub);
+	if (r == 0 && p->fs_uuid_sub[0] && probe_encode(p->fs_uuid_sub, enc, sizeof(enc)) == 0)
+		r = set(ev, "ID_FS_UUID_SUB_ENC", enc);
 	r = r ?: set(ev, "ID_FS_LABEL", p->fs_label);
 	r = r ?: set(ev, "ID_FS_LABEL_ENC", p->fs_label_enc);
 	r = r ?: set(ev, "ID_FS_VERSION", p->fs_version);
