@@ -509,6 +509,93 @@ ATF_TC_BODY(hostile_values, tc)
 	world_fini(&w);
 }
 
+
+/* The first line of path (newline dropped); false if unreadable. */
+static bool read_first(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok = f && fgets(buf, (int)size, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* ATTR{}= and SYSCTL{}= write (below the sysfs and /proc/sys roots), SYSCTL== reads, NAME for
+ * network interfaces, TAGS and $parent from the parent's record, log_level. */
+ATF_TC_WITHOUT_HEAD(writes_names_parents);
+ATF_TC_BODY(writes_names_parents, tc)
+{
+	struct world w;
+	struct rules_event pev;
+	const char *penv[] = { "ACTION=add", "DEVPATH=" VIRTIO, "SUBSYSTEM=virtio" };
+	const char *net[] = { "ACTION=add", "DEVPATH=/devices/virtual/net/eth9", "SUBSYSTEM=net",
+			      "INTERFACE=eth9", "IFINDEX=9" };
+	char buf[64];
+
+	fx_dir("proc", "/kernel");
+	fx_text("proc", "/kernel/foo", " 7 \n");
+	fx_text(ROOT, VDA "/queue_depth", "1\n");
+	fx_device(ROOT, "/devices/virtual/net/eth9", "net", NULL);
+	world_init(&w, "SUBSYSTEM==\"virtio\", TAG+=\"vtag\"\n"
+		       "SUBSYSTEM==\"block\", ATTR{queue_depth}=\"%k-32\", SYSCTL{kernel.foo}=\"$env{DEVTYPE}\"\n"
+		       "SUBSYSTEM==\"block\", SYSCTL{kernel/bar}==\"\", ENV{NOBAR}=\"1\"\n"
+		       "SUBSYSTEM==\"block\", TAGS==\"vtag\", ENV{PTAG}=\"1\", ENV{P}=\"%P|$parent\"\n"
+		       "SUBSYSTEM==\"block\", OPTIONS+=\"log_level=debug\"\n"
+		       "SUBSYSTEM==\"net\", NAME=\"lan%n\", SYMLINK+=\"never\"\n"
+		       "SUBSYSTEM==\"net\", NAME==\"lan9\", ENV{RENAMED}=\"1\"\n");
+	w.ctx.procsys = "proc";
+	w.ctx.no_writes = false;
+	/* the parent's event first: its tag is in its record */
+	ATF_REQUIRE_EQ(rules_event_init(&pev, penv, 3, NULL), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &pev), 0);
+	ATF_REQUIRE_EQ(rules_db_store(&w.db, &pev), 0);
+	rules_event_free(&pev);
+	/* the sysctl is read before it is written: a line's matches come first */
+	event(&w, "add", VDA);
+	ATF_REQUIRE(read_first(ROOT VDA "/queue_depth", buf, sizeof(buf)));
+	ATF_CHECK_STREQ(buf, "vda-32");
+	ATF_REQUIRE(read_first("proc/kernel/foo", buf, sizeof(buf)));
+	ATF_CHECK_STREQ(buf, "disk");
+	CHECK_PROP(&w, "NOBAR", "1");
+	CHECK_PROP(&w, "PTAG", "1");
+	CHECK_PROP(&w, "P", "|");          /* the parent (virtio0) has no node */
+	ATF_CHECK_EQ(w.ev.log_level, 7);
+	rules_event_free(&w.ev);
+	ATF_REQUIRE_EQ(rules_event_init(&w.ev, net, 5, NULL), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+	ATF_CHECK_STREQ(w.ev.name, "lan9");
+	CHECK_PROP(&w, "RENAMED", "1");
+	ATF_CHECK_EQ(w.ev.links.n, 0);     /* no device node: SYMLINK does nothing */
+	world_fini(&w);
+}
+
+/* RUN after the rules: exit status, the deadline, entries skipped after it, builtins. */
+ATF_TC_WITHOUT_HEAD(run_list);
+ATF_TC_BODY(run_list, tc)
+{
+	struct world w;
+	uint64_t t0;
+
+	one(&w, "RUN+=\"/bin/sh -c 'exit 3'\", RUN+=\"/bin/sh -c 'echo $$ACTION > ran'\"\n"
+		"RUN{builtin}+=\"path_id\", RUN{builtin}+=\"hwdb\"\n");
+	ATF_REQUIRE_EQ(w.ev.nrun, 4);
+	/* in the order the lines gave them */
+	ATF_CHECK_EQ(rules_run_list(&w.ctx, &w.ev), 2); /* hwdb fails, exit 3 fails */
+	ATF_REQUIRE(read_first("ran", (char[16]){ 0 }, 16));
+	world_fini(&w);
+
+	one(&w, "RUN+=\"/bin/sleep 20\", RUN+=\"/bin/sh -c 'touch late'\"\n");
+	w.ctx.deadline_usec = now_monotonic_usec() + 300000;
+	t0 = now_monotonic_usec();
+	ATF_CHECK_EQ(rules_run_list(&w.ctx, &w.ev), 2);
+	ATF_CHECK(now_monotonic_usec() - t0 < 5000000);
+	ATF_CHECK(access("late", F_OK) != 0);
+	world_fini(&w);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, match_keys);
@@ -523,5 +610,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, line_mask);
 	ATF_TP_ADD_TC(tp, persistence);
 	ATF_TP_ADD_TC(tp, hostile_values);
+	ATF_TP_ADD_TC(tp, writes_names_parents);
+	ATF_TP_ADD_TC(tp, run_list);
 	return atf_no_error();
 }
