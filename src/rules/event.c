@@ -5,6 +5,7 @@
  * record, and the record it leaves for the next event.
  */
 #include "rules/eval.h"
+#include "util/number.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,13 +22,9 @@ static int copy_field(char *dst, size_t size, const char *v)
 
 static bool parse_uint(const char *s, unsigned int *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return false;
-	v = strtoul(s, &end, 10);
-	if (*end || v > 0xffffffffUL)
+	if (number_parse_str(s, UINT32_MAX, &v) < 0)
 		return false;
 	*out = (unsigned int)v;
 	return true;

@@ -18,6 +18,7 @@
 #include "rules/lexer.h"
 #include "rules/match.h"
 #include "rules/subst.h"
+#include "util/number.h"
 
 struct pstate {
 	struct rules *r;
@@ -145,7 +146,7 @@ static bool in(const char *s, const char *const *set)
 	return false;
 }
 
-/* systemd's parse_mode: octal, at most 07777. */
+/* systemd's parse_mode: octal (util/number.h is decimal only), at most 07777. */
 static int parse_mode(const char *s, long *mode)
 {
 	char *end;
@@ -162,19 +163,15 @@ static int parse_mode(const char *s, long *mode)
 /* systemd's parse_uid: decimal, not the invalid 16- and 32-bit values. */
 static int parse_id(const char *s, long *id)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v >= 0xffffffffUL || v == 0xffff)
+	if (number_parse_str(s, 0xfffffffeU, &v) < 0 || v == 0xffff)
 		return -EINVAL;
 	*id = (long)v;
 	return 0;
 }
 
+/* systemd's safe_atoi (link_priority=-100): signed, so not util/number.h. */
 static int parse_int(const char *s, long *v)
 {
 	char *end;

@@ -8,6 +8,7 @@
 
 #include "names/udev-string.h"
 #include "rules/sysfs.h"
+#include "util/number.h"
 
 enum subst {
 	S_DEVNODE, S_ATTR, S_ENV, S_KERNEL, S_NUMBER, S_DRIVER, S_DEVPATH, S_ID,
@@ -82,16 +83,11 @@ static int subst_type(const char **s, bool strict, enum subst *type, char attr[R
 /* "N" or "N+" */
 static int parse_index(const char *s, unsigned int *idx, bool *plus)
 {
-	char *end;
-	unsigned long v;
+	size_t n = strlen(s);
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	*plus = *end == '+';
-	end += *plus;
-	if (errno || *end || v > 0xffffffffUL)
+	*plus = n > 0 && s[n - 1] == '+';
+	if (number_parse(s, n - *plus, UINT32_MAX, &v) < 0)
 		return -EINVAL;
 	*idx = (unsigned int)v;
 	return 0;
