@@ -29,7 +29,8 @@ static void check_compiled(const struct rules *r, size_t size)
 		CHECK(l->file == 0);
 		CHECK(l->lineno >= 1 && l->lineno <= size + 1);
 		CHECK((size_t)l->first + l->n <= r->ntokens);
-		CHECK(l->goto_line == -1 || ((size_t)l->goto_line > i && (size_t)l->goto_line < r->nlines));
+		CHECK(l->goto_line == -1 ||
+		      ((size_t)l->goto_line > i && (size_t)l->goto_line < r->nlines));
 		CHECK(l->goto_line == -1 || r->lines[l->goto_line].label);
 		for (uint32_t t = l->first; t + 1 < l->first + l->n; t++)
 			CHECK(r->tokens[t].type <= r->tokens[t + 1].type);
@@ -42,10 +43,16 @@ static void check_compiled(const struct rules *r, size_t size)
 
 static void apply(const struct rules *r, const struct sysdev_root *sys, const char *sysfs)
 {
-	static const char *const env[] = { "ACTION=add", "DEVPATH=/devices/virtual/block/loop0",
-					   "SUBSYSTEM=block", "MAJOR=7", "MINOR=0", "DEVNAME=loop0",
-					   "DEVTYPE=disk", "ID_FS_TYPE=ext4" };
-	struct rules_ctx ctx = { .sys = sys, .sysfs = sysfs, .no_writes = true, .no_programs = true,
+	static const char *const env[] = {
+		"ACTION=add",      "DEVPATH=/devices/virtual/block/loop0",
+		"SUBSYSTEM=block", "MAJOR=7",
+		"MINOR=0",         "DEVNAME=loop0",
+		"DEVTYPE=disk",    "ID_FS_TYPE=ext4"
+	};
+	struct rules_ctx ctx = { .sys = sys,
+				 .sysfs = sysfs,
+				 .no_writes = true,
+				 .no_programs = true,
 				 .cmdline = "root=/dev/loop0 rd.md=0" };
 	struct rules_event ev;
 

@@ -152,7 +152,8 @@ static int make_uevent(const struct props *env, struct uevent *ev)
 {
 	char buf[UEVENT_MSG_MAX], err[128];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s@%s", props_get(env, "ACTION"),
-				    props_get(env, "DEVPATH")) + 1;
+				    props_get(env, "DEVPATH")) +
+		   1;
 
 	for (size_t i = 0; i < env->n; i++) {
 		const char *v = env->v[i].value;
@@ -303,9 +304,13 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 		    const struct rules *r)
 {
 	struct rules_builtins b = { .sysfs = cli->sysfs, .dev = cli->dev, .log = &cli->log };
-	struct rules_ctx ctx = { .sys = sys, .sysfs = cli->sysfs, .cmdline = read_cmdline(cli->cmdline),
+	struct rules_ctx ctx = { .sys = sys,
+				 .sysfs = cli->sysfs,
+				 .cmdline = read_cmdline(cli->cmdline),
 				 .deadline_usec = now_monotonic_usec() + o->timeout * 1000000ULL,
-				 .no_writes = true, .builtin = rules_builtins_run, .u = &b,
+				 .no_writes = true,
+				 .builtin = rules_builtins_run,
+				 .u = &b,
 				 .log = &cli->log };
 	char devpath[SYSDEV_PATH_MAX];
 	struct props env = PROPS_INIT;

@@ -14,7 +14,7 @@
 
 struct rules_loaded {
 	struct rules rules;
-	unsigned int refs;          /* under the handler's lock */
+	unsigned int refs; /* under the handler's lock */
 };
 
 static const char *const default_dirs[] = RULES_DIRS_DEFAULT;
@@ -172,9 +172,9 @@ void rules_handler_snapshot(struct rules_handler *h, struct rules_handler_stats 
 
 struct call {
 	struct rules_handler *h;
-	struct modload_worker *kmod;   /* this worker's libkmod context, or NULL */
+	struct modload_worker *kmod; /* this worker's libkmod context, or NULL */
 	struct disk_links_device_info info;
-	bool probed;                   /* info holds the native probe of this device */
+	bool probed;                            /* info holds the native probe of this device */
 	char native[NATIVE_MAX][LINK_NAME_MAX]; /* its native links ("disk/by-uuid/X") */
 	size_t nnative;
 };
@@ -250,8 +250,10 @@ static void apply_links(struct call *c, const struct uevent *ev, struct rules_ev
 		if (rules_link_valid(re->links.v[i]))
 			names[n++] = name;
 		else
-			log_msg(c->h->log, LOG_WARNING, "%s: rules link refused (not a plain name "
-				"below /dev)", ev->devpath);
+			log_msg(c->h->log, LOG_WARNING,
+				"%s: rules link refused (not a plain name "
+				"below /dev)",
+				ev->devpath);
 	}
 	(void)disk_links_update_rules(c->h->links, ev->devpath, &info, re->link_priority, names, n);
 }
@@ -276,13 +278,24 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 static void run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
 {
 	struct rules_handler *h = c->h;
-	struct rules_builtins b = { .sysfs = h->sysfs, .dev = h->dev, .log = h->log,
-				    .load = load_module, .load_u = c, .probed = native_probe,
-				    .probed_u = c, .warned = __atomic_load_n(&h->builtin_warned,
-									      __ATOMIC_RELAXED) };
-	struct rules_ctx ctx = { .sys = &h->sys, .sysfs = h->sysfs, .cmdline = h->cmdline,
-				 .libexec = h->libexec, .builtin = rules_builtins_run, .u = &b,
-				 .record = rules_db_get, .record_u = &h->db, .log = h->log,
+	struct rules_builtins b = { .sysfs = h->sysfs,
+				    .dev = h->dev,
+				    .log = h->log,
+				    .load = load_module,
+				    .load_u = c,
+				    .probed = native_probe,
+				    .probed_u = c,
+				    .warned = __atomic_load_n(&h->builtin_warned,
+							      __ATOMIC_RELAXED) };
+	struct rules_ctx ctx = { .sys = &h->sys,
+				 .sysfs = h->sysfs,
+				 .cmdline = h->cmdline,
+				 .libexec = h->libexec,
+				 .builtin = rules_builtins_run,
+				 .u = &b,
+				 .record = rules_db_get,
+				 .record_u = &h->db,
+				 .log = h->log,
 				 .deadline_usec = now_monotonic_usec() + h->timeout_usec };
 	struct rules_record old = { 0 };
 	bool have_old = rules_db_get(&h->db, ev->devpath, &old);

@@ -30,20 +30,20 @@
 
 struct rules_handler_config {
 	const char *sysfs;
-	const char *dev;            /* where device nodes are (blkid opens them there) */
-	const char *const *dirs;    /* NULL: udev's directories */
-	const char *cmdline;        /* the kernel command line text (IMPORT{cmdline}) */
-	unsigned int timeout_sec;   /* per event; 0: RULES_EVENT_TIMEOUT_DEFAULT */
+	const char *dev;          /* where device nodes are (blkid opens them there) */
+	const char *const *dirs;  /* NULL: udev's directories */
+	const char *cmdline;      /* the kernel command line text (IMPORT{cmdline}) */
+	unsigned int timeout_sec; /* per event; 0: RULES_EVENT_TIMEOUT_DEFAULT */
 };
 
 struct rules_handler_stats {
-	uint64_t events;            /* events the rules were applied to */
-	uint64_t runs;              /* RUN entries carried out */
-	uint64_t run_failures;      /* of those, failed (logged) */
+	uint64_t events;       /* events the rules were applied to */
+	uint64_t runs;         /* RUN entries carried out */
+	uint64_t run_failures; /* of those, failed (logged) */
 	uint64_t reloads;
 };
 
-struct rules_loaded;            /* one parse of the rules, shared by the events using it */
+struct rules_loaded; /* one parse of the rules, shared by the events using it */
 
 struct rules_handler {
 	const struct logger *log;
@@ -58,9 +58,9 @@ struct rules_handler {
 	struct disk_links *links;
 	struct modload *modload;
 	struct rules_db db;
-	pthread_mutex_t lock;       /* guards current and stats */
+	pthread_mutex_t lock; /* guards current and stats */
 	struct rules_loaded *current;
-	struct props global;        /* udevadm control --property */
+	struct props global; /* udevadm control --property */
 	struct rules_handler_stats stats;
 	unsigned int builtin_warned;
 };

@@ -26,7 +26,8 @@ static bool format(struct evstate *s, const char *str, char *buf, size_t size, c
 
 	subst_apply(s->ctx, s->ev, str, buf, size, false, &trunc);
 	if (trunc)
-		ev_log(s, LOG_WARNING, "%s '%s' is truncated while substituting, refusing it", what, str);
+		ev_log(s, LOG_WARNING, "%s '%s' is truncated while substituting, refusing it", what,
+		       str);
 	return !trunc;
 }
 
@@ -48,7 +49,8 @@ static int assign_env(struct evstate *s, const struct rules_token *t)
 	}
 	subst_apply(s->ctx, s->ev, t->value, v + used, sizeof(v) - used, false, &trunc);
 	if (trunc) {
-		ev_log(s, LOG_WARNING, "value of '%s' is truncated while substituting, refusing it", t->attr);
+		ev_log(s, LOG_WARNING, "value of '%s' is truncated while substituting, refusing it",
+		       t->attr);
 		return 0;
 	}
 	if (s->ev->esc == ESC_REPLACE)
@@ -58,7 +60,8 @@ static int assign_env(struct evstate *s, const struct rules_token *t)
 
 static bool tag_name_ok(const char *s)
 {
-	return s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")] == '\0';
+	return s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")] ==
+	       '\0';
 }
 
 static int assign_tag(struct evstate *s, const struct rules_token *t)
@@ -122,7 +125,8 @@ static int assign_devlink(struct evstate *s, const struct rules_token *t)
 		strv_clear(&ev->links);
 	subst_apply(s->ctx, ev, t->value, buf, sizeof(buf), ev->esc != ESC_NONE, &trunc);
 	if (trunc) {
-		ev_log(s, LOG_WARNING, "symlink '%s' is truncated while substituting, refusing it", t->value);
+		ev_log(s, LOG_WARNING, "symlink '%s' is truncated while substituting, refusing it",
+		       t->value);
 		return ev_sync_lists(ev);
 	}
 	if (ev->esc == ESC_UNSET)
@@ -215,8 +219,10 @@ static int assign_run(struct evstate *s, const struct rules_token *t)
 	cmd = strdup(buf);
 	if (!cmd)
 		return -ENOMEM;
-	ev->run[ev->nrun++] = (struct rules_run){
-		.cmd = cmd, .builtin = t->type == RTK_A_RUN_BUILTIN ? (int)t->num : -1 };
+	ev->run[ev->nrun++] = (struct rules_run){ .cmd = cmd,
+						  .builtin = t->type == RTK_A_RUN_BUILTIN
+								     ? (int)t->num
+								     : -1 };
 	return 0;
 }
 
@@ -227,7 +233,8 @@ static void assign_name(struct evstate *s, const struct rules_token *t)
 	if (!take_final(&s->ev->name_final, t))
 		return;
 	if (!s->ev->has_ifindex) {
-		ev_log(s, LOG_ERR, "only network interfaces can be renamed, ignoring NAME=\"%s\"", t->value);
+		ev_log(s, LOG_ERR, "only network interfaces can be renamed, ignoring NAME=\"%s\"",
+		       t->value);
 		return;
 	}
 	if (!format(s, t->value, buf, sizeof(buf), "network interface name"))
@@ -258,9 +265,10 @@ static void assign_attr(struct evstate *s, const struct rules_token *t)
 {
 	char path[RULES_PATH_MAX], value[RULES_NAME_MAX];
 
-	if (rsys_subsys_kernel(s->ctx->sys, s->ctx->sysfs, t->attr, path, sizeof(path), false) < 0 &&
-	    (size_t)snprintf(path, sizeof(path), "%s%s/%s", s->ctx->sysfs, s->ev->devpath, t->attr) >=
-		    sizeof(path)) {
+	if (rsys_subsys_kernel(s->ctx->sys, s->ctx->sysfs, t->attr, path, sizeof(path), false) <
+		    0 &&
+	    (size_t)snprintf(path, sizeof(path), "%s%s/%s", s->ctx->sysfs, s->ev->devpath,
+			     t->attr) >= sizeof(path)) {
 		ev_log(s, LOG_WARNING, "path of attribute '%s' is too long", t->attr);
 		return;
 	}
@@ -284,9 +292,9 @@ static void assign_sysctl(struct evstate *s, const struct rules_token *t)
 	if (name[first] == '.')
 		for (char *p = name; *p; p++)
 			*p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
-	if (strstr(name, "..") ||
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", s->ctx->procsys ? s->ctx->procsys : "/proc/sys",
-			     name + strspn(name, "/")) >= sizeof(path)) {
+	if (strstr(name, "..") || (size_t)snprintf(path, sizeof(path), "%s/%s",
+						   s->ctx->procsys ? s->ctx->procsys : "/proc/sys",
+						   name + strspn(name, "/")) >= sizeof(path)) {
 		ev_log(s, LOG_ERR, "sysctl name '%s' refused", name);
 		return;
 	}

@@ -69,8 +69,8 @@ static void path_tag(const char *path, char *tag, size_t size)
 	size_t i = 0;
 
 	for (const char *p = path; *p && i + 1 < size; p++) {
-		if ((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		    *p == '-')
+		if ((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= 'a' && *p <= 'z') || *p == '-')
 			tag[i++] = *p;
 		else if (i > 0 && tag[i - 1] != '_')
 			tag[i++] = '_';
@@ -122,7 +122,8 @@ int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which
 	case RB_KMOD: return builtin_kmod(b, ev, argc, argv);
 	default:
 		if (!(__atomic_fetch_or(&b->warned, bit, __ATOMIC_RELAXED) & bit) && b->log)
-			log_msg(b->log, LOG_WARNING, "udev builtin '%s' is not available in initdev: "
+			log_msg(b->log, LOG_WARNING,
+				"udev builtin '%s' is not available in initdev: "
 				"it fails, as a failing builtin does in udev (logged once)",
 				rules_builtin_name(which));
 		return -EOPNOTSUPP;

@@ -15,7 +15,7 @@
 
 struct rules_db {
 	pthread_mutex_t lock;
-	struct map devices;     /* devpath -> struct rules_record * */
+	struct map devices; /* devpath -> struct rules_record * */
 };
 
 void rules_db_init(struct rules_db *db);

@@ -37,7 +37,8 @@ void ev_log(const struct evstate *s, int prio, const char *fmt, ...)
 }
 
 /* The driver of devpath (the event's own from DRIVER= when it had one). */
-static const char *driver_of(const struct evstate *s, const char *devpath, char buf[SYSDEV_NAME_MAX])
+static const char *driver_of(const struct evstate *s, const char *devpath,
+			     char buf[SYSDEV_NAME_MAX])
 {
 	struct rules_event *ev = s->ev;
 
@@ -112,21 +113,16 @@ static bool match_on(const struct evstate *s, const struct rules_token *t, const
 	bool self = strcmp(devpath, s->ev->devpath) == 0;
 
 	switch (t->type) {
-	case RTK_M_PARENTS_KERNEL:
-		sysdev_sysname(devpath, buf);
-		return match_string(t, buf);
+	case RTK_M_PARENTS_KERNEL: sysdev_sysname(devpath, buf); return match_string(t, buf);
 	case RTK_M_PARENTS_SUBSYSTEM:
 		if (self)
 			return match_string(t, s->ev->subsystem);
 		if (sysdev_subsystem(s->ctx->sys, devpath, buf) < 0)
 			buf[0] = '\0';
 		return match_string(t, buf);
-	case RTK_M_PARENTS_DRIVER:
-		return match_string(t, driver_of(s, devpath, buf));
-	case RTK_M_PARENTS_ATTR:
-		return match_attr(s, t, devpath);
-	default:
-		return match_parent_tags(s, t, devpath);
+	case RTK_M_PARENTS_DRIVER: return match_string(t, driver_of(s, devpath, buf));
+	case RTK_M_PARENTS_ATTR: return match_attr(s, t, devpath);
+	default: return match_parent_tags(s, t, devpath);
 	}
 }
 
@@ -136,7 +132,8 @@ static bool is_parent_token(const struct rules_token *t)
 }
 
 /* All parent tokens from t on hold for one device, walking up from the event's. */
-static bool match_parents(struct evstate *s, const struct rules_token *t, const struct rules_token *end)
+static bool match_parents(struct evstate *s, const struct rules_token *t,
+			  const struct rules_token *end)
 {
 	char cur[SYSDEV_PATH_MAX];
 

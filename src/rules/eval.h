@@ -13,8 +13,8 @@ struct evstate {
 	const struct rules_line *line;
 };
 
-__attribute__((format(printf, 3, 4)))
-void ev_log(const struct evstate *s, int prio, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void ev_log(const struct evstate *s, int prio,
+						  const char *fmt, ...);
 
 /* Refresh DEVLINKS, TAGS and CURRENT_TAGS after a change of links or tags. */
 int ev_sync_lists(struct rules_event *ev);

@@ -36,7 +36,8 @@ static int take_identity(struct rules_event *ev)
 	const char *v, *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
 	int r = 0;
 
-	if (!(v = props_get(&ev->props, "ACTION")) || (r = copy_field(ev->action, sizeof(ev->action), v)) ||
+	if (!(v = props_get(&ev->props, "ACTION")) ||
+	    (r = copy_field(ev->action, sizeof(ev->action), v)) ||
 	    !(v = props_get(&ev->props, "DEVPATH")) || v[0] != '/' ||
 	    (r = copy_field(ev->devpath, sizeof(ev->devpath), v)) ||
 	    !(v = props_get(&ev->props, "SUBSYSTEM")) ||
@@ -62,7 +63,8 @@ static int absolute_devname(struct rules_event *ev)
 		return 0;
 	if (dn[0] == '/')
 		return copy_field(ev->devname, sizeof(ev->devname), dn);
-	if ((size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >= sizeof(ev->devname))
+	if ((size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >=
+	    sizeof(ev->devname))
 		return -EINVAL;
 	return props_set(&ev->props, "DEVNAME", ev->devname, false);
 }
@@ -184,7 +186,8 @@ mode_t rules_event_mode(const struct rules_event *ev)
 		return (mode_t)v;
 	if (ev->gid != (gid_t)-1)
 		return ev->gid > 0 ? 0660 : (mode_t)-1;
-	if (parse_uint(props_get(&ev->props, "DEVGID") ? props_get(&ev->props, "DEVGID") : "", &gid))
+	if (parse_uint(props_get(&ev->props, "DEVGID") ? props_get(&ev->props, "DEVGID") : "",
+		       &gid))
 		return gid > 0 ? 0660 : (mode_t)-1;
 	return (mode_t)-1;
 }
@@ -226,7 +229,8 @@ bool rules_link_valid(const char *name)
 	while (*p) {
 		size_t n = strcspn(p, "/");
 
-		if (n == 0 || n > 255 || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+		if (n == 0 || n > 255 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && !strncmp(p, "..", 2)))
 			return false;
 		for (size_t i = 0; i < n; i++)
 			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)

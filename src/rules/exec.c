@@ -61,8 +61,7 @@ int exec_split(const char *cmd, char *buf, size_t size, char **argv, size_t max)
 }
 
 /* In the child: only async-signal-safe calls from here on. */
-static void child(char *const argv[], char *const envp[], int out, int err, int report,
-		  long maxfd)
+static void child(char *const argv[], char *const envp[], int out, int err, int report, long maxfd)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
@@ -75,8 +74,7 @@ static void child(char *const argv[], char *const envp[], int out, int err, int 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(out >= 0 ? out : null, 1) < 0 ||
-	    dup2(err >= 0 ? err : null, 2) < 0 ||
-	    (report != 3 && dup3(report, 3, O_CLOEXEC) < 0))
+	    dup2(err >= 0 ? err : null, 2) < 0 || (report != 3 && dup3(report, 3, O_CLOEXEC) < 0))
 		goto fail;
 	if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
 		for (long fd = 4; fd < maxfd; fd++)
@@ -139,7 +137,8 @@ static void wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
 	int status = 0;
 
 	for (;;) {
-		struct pollfd p[3] = { { rd[0].fd, POLLIN, 0 }, { rd[1].fd, POLLIN, 0 },
+		struct pollfd p[3] = { { rd[0].fd, POLLIN, 0 },
+				       { rd[1].fd, POLLIN, 0 },
 				       { pidfd, POLLIN, 0 } };
 		pid_t w;
 
@@ -154,7 +153,8 @@ static void wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
 		if (poll(p, 3, pidfd >= 0 ? poll_ms(o->deadline_usec) : 5) < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < 2; i++)
-			if (rd[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP)) && !drain(&rd[i])) {
+			if (rd[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP)) &&
+			    !drain(&rd[i])) {
 				close(rd[i].fd);
 				rd[i].fd = -1;
 			}
@@ -203,7 +203,8 @@ int exec_run(char *const argv[], char *const envp[], const struct exec_opts *o,
 		goto out;
 	}
 	if (pid == 0)
-		child(argv, envp, out[1], err[1], rep[1], maxfd > 0 && maxfd < 65536 ? maxfd : 65536);
+		child(argv, envp, out[1], err[1], rep[1],
+		      maxfd > 0 && maxfd < 65536 ? maxfd : 65536);
 	close(out[1]);
 	close(err[1]);
 	close(rep[1]);

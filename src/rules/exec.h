@@ -26,15 +26,15 @@ struct exec_opts {
 	uint64_t deadline_usec; /* monotonic; 0: wait forever */
 	char *out;              /* stdout captured here (NUL-terminated), or NULL: /dev/null */
 	size_t out_size;
-	char *err;              /* the first bytes of stderr, for the log, or NULL */
+	char *err; /* the first bytes of stderr, for the log, or NULL */
 	size_t err_size;
 };
 
 struct exec_status {
-	int exit_code;          /* valid if !signaled && !timed_out */
-	int signal;             /* killed by this signal (0: none) */
-	bool timed_out;         /* killed at the deadline */
-	bool truncated;         /* stdout did not fit */
+	int exit_code;  /* valid if !signaled && !timed_out */
+	int signal;     /* killed by this signal (0: none) */
+	bool timed_out; /* killed at the deadline */
+	bool truncated; /* stdout did not fit */
 	size_t out_len;
 };
 

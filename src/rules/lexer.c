@@ -100,9 +100,12 @@ enum lexer_result lexer_next(struct lexer *lx, char **line, unsigned int *lineno
 
 static int parse_op(const char *s, int *op)
 {
-	static const struct { const char *t; int op; } ops[] = {
-		{ "==", ROP_MATCH }, { "!=", ROP_NOMATCH }, { "+=", ROP_ADD },
-		{ "-=", ROP_REMOVE }, { "=", ROP_ASSIGN }, { ":=", ROP_ASSIGN_FINAL },
+	static const struct {
+		const char *t;
+		int op;
+	} ops[] = {
+		{ "==", ROP_MATCH },  { "!=", ROP_NOMATCH }, { "+=", ROP_ADD },
+		{ "-=", ROP_REMOVE }, { "=", ROP_ASSIGN },   { ":=", ROP_ASSIGN_FINAL },
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {

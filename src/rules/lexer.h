@@ -13,8 +13,8 @@
 struct lexer {
 	const char *text, *end;
 	const char *pos;
-	unsigned int lineno;    /* physical lines read */
-	char *buf;              /* the current logical line (RULES_LINE_MAX) */
+	unsigned int lineno; /* physical lines read */
+	char *buf;           /* the current logical line (RULES_LINE_MAX) */
 };
 
 /* 0 or -ENOMEM. */
@@ -23,9 +23,9 @@ void lexer_fini(struct lexer *lx);
 
 enum lexer_result {
 	LEXER_END,
-	LEXER_LINE,             /* *line holds a logical line (writable, lexer-owned) */
-	LEXER_TOO_LONG,         /* a logical line past RULES_LINE_MAX: skipped */
-	LEXER_PHYSICAL_TOO_LONG,/* one physical line past the bound: udev stops reading the file */
+	LEXER_LINE,              /* *line holds a logical line (writable, lexer-owned) */
+	LEXER_TOO_LONG,          /* a logical line past RULES_LINE_MAX: skipped */
+	LEXER_PHYSICAL_TOO_LONG, /* one physical line past the bound: udev stops reading the file */
 };
 
 /* The next non-empty, non-comment logical line; *lineno is its last physical line. */

@@ -37,8 +37,8 @@ void match_compile(struct rules_token *tok, char *value, enum rules_tk type)
 {
 	bool split = type < RTK_M_TEST || type == RTK_M_RESULT;
 
-	if (type == RTK_M_SUBSYSTEM && (!strcmp(value, "subsystem") || !strcmp(value, "bus") ||
-					!strcmp(value, "class")))
+	if (type == RTK_M_SUBSYSTEM &&
+	    (!strcmp(value, "subsystem") || !strcmp(value, "bus") || !strcmp(value, "class")))
 		tok->match = RMT_SUBSYSTEM;
 	else if (value[0] == '\0')
 		tok->match = RMT_EMPTY;
@@ -71,9 +71,7 @@ bool match_string(const struct rules_token *tok, const char *str)
 	if (!str)
 		str = "";
 	switch (tok->match) {
-	case RMT_EMPTY:
-		m = str[0] == '\0';
-		break;
+	case RMT_EMPTY: m = str[0] == '\0'; break;
 	case RMT_SUBSYSTEM:
 		m = !strcmp(str, "subsystem") || !strcmp(str, "class") || !strcmp(str, "bus");
 		break;
@@ -85,9 +83,7 @@ bool match_string(const struct rules_token *tok, const char *str)
 		}
 		m = any(tok->value, str, tok->match == RMT_GLOB_EMPTY);
 		break;
-	default:
-		m = any(tok->value, str, tok->match == RMT_GLOB);
-		break;
+	default: m = any(tok->value, str, tok->match == RMT_GLOB); break;
 	}
 	return tok->op == (m ? ROP_MATCH : ROP_NOMATCH);
 }

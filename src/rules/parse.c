@@ -24,11 +24,11 @@ struct pstate {
 	struct rules *r;
 	const char *file;
 	unsigned int lineno;
-	struct rules_line *line;  /* the line being built (r->lines[r->nlines]) */
+	struct rules_line *line; /* the line being built (r->lines[r->nlines]) */
 };
 
-__attribute__((format(printf, 3, 4)))
-static void report(struct pstate *ps, int prio, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void report(struct pstate *ps, int prio,
+							 const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -75,8 +75,8 @@ static void check_format(struct pstate *ps, const char *key, const char *value, 
 	if (nonempty && !*value)
 		report(ps, LOG_WARNING, "%s: empty value", key);
 	else if (subst_check(value, &off, &hint) < 0)
-		report(ps, LOG_WARNING, "%s: invalid value \"%s\" (char %zu: %s)", key, value, off + 1,
-		       hint);
+		report(ps, LOG_WARNING, "%s: invalid value \"%s\" (char %zu: %s)", key, value,
+		       off + 1, hint);
 }
 
 static struct rules_token *add_token(struct pstate *ps, enum rules_tk type, int op, char *value,
@@ -95,7 +95,9 @@ static struct rules_token *add_token(struct pstate *ps, enum rules_tk type, int 
 		r->tokens_cap = cap;
 	}
 	t = &r->tokens[r->ntokens++];
-	*t = (struct rules_token){ .type = (uint8_t)type, .op = (uint8_t)op, .value = value,
+	*t = (struct rules_token){ .type = (uint8_t)type,
+				   .op = (uint8_t)op,
+				   .value = value,
 				   .attr = attr };
 	ps->line->n++;
 	if (type < RTK_A_MIN && value)
@@ -105,7 +107,9 @@ static struct rules_token *add_token(struct pstate *ps, enum rules_tk type, int 
 
 		/* "ATTR{x}==\"a \"" asks for the trailing blank; otherwise it is dropped */
 		t->trim = len > 0 && !strchr(" \t\n\r\v\f", t->value[len - 1]);
-		t->subst = attr[0] == '[' ? RST_SUBSYS : strpbrk(attr, "%$") ? RST_FORMAT : RST_PLAIN;
+		t->subst = attr[0] == '['        ? RST_SUBSYS
+			   : strpbrk(attr, "%$") ? RST_FORMAT
+						 : RST_PLAIN;
 	}
 	if (type == RTK_A_NAME)
 		ps->line->type |= RLINE_NAME;
@@ -183,7 +187,7 @@ static int parse_int(const char *s, long *v)
 
 static int log_level_parse(const char *s)
 {
-	static const char *const names[] = { "emerg", "alert", "crit", "err",
+	static const char *const names[] = { "emerg",   "alert",  "crit", "err",
 					     "warning", "notice", "info", "debug" };
 	long v;
 
@@ -253,7 +257,8 @@ static int parse_options(struct pstate *ps, const char *key, char *attr, int op,
 	}
 	if (!strncmp(value, "link_priority=", 14)) {
 		if (parse_int(value + 14, &v) < 0) {
-			report(ps, LOG_ERR, "failed to parse link priority '%s', line ignored", value + 14);
+			report(ps, LOG_ERR, "failed to parse link priority '%s', line ignored",
+			       value + 14);
 			return -EINVAL;
 		}
 		return add_num(ps, RTK_A_LINK_PRIORITY, op, v);
@@ -261,7 +266,8 @@ static int parse_options(struct pstate *ps, const char *key, char *attr, int op,
 	if (!strncmp(value, "log_level=", 10)) {
 		v = strcmp(value + 10, "reset") == 0 ? -1 : log_level_parse(value + 10);
 		if (v < -1) {
-			report(ps, LOG_ERR, "failed to parse log level '%s', line ignored", value + 10);
+			report(ps, LOG_ERR, "failed to parse log level '%s', line ignored",
+			       value + 10);
 			return -EINVAL;
 		}
 		return add_num(ps, RTK_A_LOG_LEVEL, op, v);
@@ -359,10 +365,11 @@ static const struct {
 	const char *key;
 	enum rules_tk type;
 } plain_matches[] = {
-	{ "ACTION", RTK_M_ACTION }, { "DEVPATH", RTK_M_DEVPATH }, { "KERNEL", RTK_M_KERNEL },
-	{ "DRIVER", RTK_M_DRIVER }, { "KERNELS", RTK_M_PARENTS_KERNEL },
-	{ "SUBSYSTEMS", RTK_M_PARENTS_SUBSYSTEM }, { "DRIVERS", RTK_M_PARENTS_DRIVER },
-	{ "TAGS", RTK_M_PARENTS_TAG }, { "RESULT", RTK_M_RESULT }, { "SUBSYSTEM", RTK_M_SUBSYSTEM },
+	{ "ACTION", RTK_M_ACTION },          { "DEVPATH", RTK_M_DEVPATH },
+	{ "KERNEL", RTK_M_KERNEL },          { "DRIVER", RTK_M_DRIVER },
+	{ "KERNELS", RTK_M_PARENTS_KERNEL }, { "SUBSYSTEMS", RTK_M_PARENTS_SUBSYSTEM },
+	{ "DRIVERS", RTK_M_PARENTS_DRIVER }, { "TAGS", RTK_M_PARENTS_TAG },
+	{ "RESULT", RTK_M_RESULT },          { "SUBSYSTEM", RTK_M_SUBSYSTEM },
 };
 
 static int parse_plain_match(struct pstate *ps, const char *key, char *attr, int op, char *value,
@@ -379,23 +386,25 @@ static int parse_plain_match(struct pstate *ps, const char *key, char *attr, int
 
 static int parse_env(struct pstate *ps, const char *key, char *attr, int op, char *value)
 {
-	static const char *const fixed[] = { "ACTION", "DEVLINKS", "DEVNAME", "DEVPATH", "DEVTYPE",
-					     "DRIVER", "IFINDEX", "MAJOR", "MINOR", "SEQNUM",
-					     "SUBSYSTEM", "TAGS", NULL };
+	static const char *const fixed[] = { "ACTION",  "DEVLINKS", "DEVNAME",   "DEVPATH",
+					     "DEVTYPE", "DRIVER",   "IFINDEX",   "MAJOR",
+					     "MINOR",   "SEQNUM",   "SUBSYSTEM", "TAGS",
+					     NULL };
 
 	if (!attr || !*attr)
 		return invalid(ps, key, "attribute");
 	if (op == ROP_REMOVE)
 		return invalid(ps, key, "operator");
 	if (op == ROP_ASSIGN_FINAL) {
-		report(ps, LOG_WARNING, "%s key takes '==', '!=', '=', or '+=' operator, assuming '='",
-		       key);
+		report(ps, LOG_WARNING,
+		       "%s key takes '==', '!=', '=', or '+=' operator, assuming '='", key);
 		op = ROP_ASSIGN;
 	}
 	if (is_match(op))
 		return add(ps, RTK_M_ENV, op, value, attr);
 	if (in(attr, fixed)) {
-		report(ps, LOG_ERR, "invalid ENV attribute, '%s' cannot be set, line ignored", attr);
+		report(ps, LOG_ERR, "invalid ENV attribute, '%s' cannot be set, line ignored",
+		       attr);
 		return -EINVAL;
 	}
 	check_format(ps, key, value, false);
@@ -425,7 +434,8 @@ static int parse_attr(struct pstate *ps, const char *key, char *attr, int op, ch
 	if (op == ROP_REMOVE)
 		return invalid(ps, key, "operator");
 	if (op == ROP_ADD || op == ROP_ASSIGN_FINAL) {
-		report(ps, LOG_WARNING, "%s key takes '==', '!=', or '=' operator, assuming '='", key);
+		report(ps, LOG_WARNING, "%s key takes '==', '!=', or '=' operator, assuming '='",
+		       key);
 		op = ROP_ASSIGN;
 	}
 	if (is_match(op))
@@ -462,7 +472,8 @@ static int parse_symlink_tag_name(struct pstate *ps, const char *key, char *attr
 	}
 	if (key[0] == 'T') { /* TAG */
 		if (op == ROP_ASSIGN_FINAL) {
-			report(ps, LOG_WARNING, "TAG key takes '==', '!=', '=', or '+=' operator, assuming '='");
+			report(ps, LOG_WARNING,
+			       "TAG key takes '==', '!=', '=', or '+=' operator, assuming '='");
 			op = ROP_ASSIGN;
 		}
 		if (is_match(op))
@@ -474,13 +485,15 @@ static int parse_symlink_tag_name(struct pstate *ps, const char *key, char *attr
 	if (op == ROP_REMOVE)
 		return invalid(ps, key, "operator");
 	if (op == ROP_ADD) {
-		report(ps, LOG_WARNING, "NAME key takes '==', '!=', '=', or ':=' operator, assuming '='");
+		report(ps, LOG_WARNING,
+		       "NAME key takes '==', '!=', '=', or ':=' operator, assuming '='");
 		op = ROP_ASSIGN;
 	}
 	if (is_match(op))
 		return add(ps, RTK_M_NAME, op, value, NULL);
 	if (!strcmp(value, "%k") || !*value) {
-		report(ps, LOG_ERR, "ignoring NAME=\"%s\", as it will take no effect, line ignored", value);
+		report(ps, LOG_ERR, "ignoring NAME=\"%s\", as it will take no effect, line ignored",
+		       value);
 		return -EINVAL;
 	}
 	unsupported_prio(ps, "NAME= (renaming network interfaces; ignored)", LOG_WARNING);
@@ -508,8 +521,9 @@ static int parse_misc(struct pstate *ps, const char *key, char *attr, int op, ch
 		check_format(ps, key, value, true);
 		if (!is_match(op))
 			return invalid(ps, key, "operator");
-		return add_token(ps, RTK_M_TEST, op, value, NULL) ?
-			       (ps->r->tokens[ps->r->ntokens - 1].num = mode, 1) : -ENOMEM;
+		return add_token(ps, RTK_M_TEST, op, value, NULL)
+			       ? (ps->r->tokens[ps->r->ntokens - 1].num = mode, 1)
+			       : -ENOMEM;
 	}
 	if (!strcmp(key, "PROGRAM")) {
 		if (attr)
@@ -525,7 +539,8 @@ static int parse_misc(struct pstate *ps, const char *key, char *attr, int op, ch
 		if (is_match(op) || op == ROP_REMOVE)
 			return invalid(ps, key, "operator");
 		if (op == ROP_ADD) {
-			report(ps, LOG_WARNING, "MODE key takes '=' or ':=' operator, assuming '='");
+			report(ps, LOG_WARNING,
+			       "MODE key takes '=' or ':=' operator, assuming '='");
 			op = ROP_ASSIGN;
 		}
 		if (parse_mode(value, &mode) == 0)
@@ -636,8 +651,10 @@ static int parse_line(struct pstate *ps, const char *text)
 	memcpy(buf, text, len + 1);
 	buf[len + 1] = '\0';
 	ps->line = &r->lines[r->nlines];
-	*ps->line = (struct rules_line){ .file = (uint32_t)(r->nfiles - 1), .lineno = ps->lineno,
-					 .first = (uint32_t)tok0, .goto_line = -1 };
+	*ps->line = (struct rules_line){ .file = (uint32_t)(r->nfiles - 1),
+					 .lineno = ps->lineno,
+					 .first = (uint32_t)tok0,
+					 .goto_line = -1 };
 	for (p = buf;;) {
 		char *key, *attr, *value;
 		const char *why = "";

@@ -36,7 +36,8 @@ static bool format(struct evstate *s, const char *str, char *buf, size_t size, c
 
 	subst_apply(s->ctx, s->ev, str, buf, size, false, &trunc);
 	if (trunc)
-		ev_log(s, LOG_DEBUG, "%s '%s' is truncated while substituting, no match", what, str);
+		ev_log(s, LOG_DEBUG, "%s '%s' is truncated while substituting, no match", what,
+		       str);
 	return !trunc;
 }
 
@@ -57,7 +58,8 @@ static int subst_subdir(char *path, size_t size)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if ((size_t)snprintf(cand, sizeof(cand), "%s%s%s", dir, de->d_name, star + 2) >= sizeof(cand))
+		if ((size_t)snprintf(cand, sizeof(cand), "%s%s%s", dir, de->d_name, star + 2) >=
+		    sizeof(cand))
 			continue;
 		if (access(cand, F_OK) == 0 && strlen(cand) < size) {
 			strcpy(path, cand);
@@ -80,8 +82,8 @@ static int test_file(struct evstate *s, const struct rules_token *t)
 	    rsys_subsys_kernel(s->ctx->sys, s->ctx->sysfs, buf, tmp, sizeof(tmp), false) == 0)
 		snprintf(buf, sizeof(buf), "%s", tmp);
 	else if (buf[0] != '/') {
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s%s/%s", s->ctx->sysfs, s->ev->devpath, buf) >=
-		    sizeof(tmp))
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s%s/%s", s->ctx->sysfs, s->ev->devpath,
+				     buf) >= sizeof(tmp))
 			return 0;
 		snprintf(buf, sizeof(buf), "%s", tmp);
 	}
@@ -103,7 +105,8 @@ static bool sysctl_path(const struct rules_ctx *ctx, char *name, char *path, siz
 	while (*name == '/')
 		name++;
 	if (!*name || strstr(name, "..") ||
-	    (size_t)snprintf(path, size, "%s/%s", ctx->procsys ? ctx->procsys : "/proc/sys", name) >= size)
+	    (size_t)snprintf(path, size, "%s/%s", ctx->procsys ? ctx->procsys : "/proc/sys",
+			     name) >= size)
 		return false;
 	return true;
 }
@@ -149,11 +152,14 @@ static int match_sysctl(struct evstate *s, const struct rules_token *t)
 /* systemd's architecture names for the machines initdev runs on. */
 static const char *arch_name(void)
 {
-	static const struct { const char *uname, *name; } map[] = {
-		{ "x86_64", "x86-64" }, { "i686", "x86" }, { "i586", "x86" }, { "i386", "x86" },
-		{ "aarch64", "arm64" }, { "aarch64_be", "arm64-be" }, { "armv7l", "arm" },
-		{ "ppc64le", "ppc64-le" }, { "ppc64", "ppc64" }, { "s390x", "s390x" },
-		{ "riscv64", "riscv64" }, { "loongarch64", "loongarch64" }, { "mips64", "mips64" },
+	static const struct {
+		const char *uname, *name;
+	} map[] = {
+		{ "x86_64", "x86-64" }, { "i686", "x86" },         { "i586", "x86" },
+		{ "i386", "x86" },      { "aarch64", "arm64" },    { "aarch64_be", "arm64-be" },
+		{ "armv7l", "arm" },    { "ppc64le", "ppc64-le" }, { "ppc64", "ppc64" },
+		{ "s390x", "s390x" },   { "riscv64", "riscv64" },  { "loongarch64", "loongarch64" },
+		{ "mips64", "mips64" },
 	};
 	static __thread struct utsname u;
 
@@ -318,13 +324,14 @@ static bool cmdline_key_eq(const char *a, size_t alen, const char *b)
 	return i == alen && b[i] == '\0';
 }
 
-#define CMDLINE_MAX 4096  /* the kernel's COMMAND_LINE_SIZE on x86 is 2048 */
+#define CMDLINE_MAX 4096 /* the kernel's COMMAND_LINE_SIZE on x86 is 2048 */
 
 static int import_cmdline(struct evstate *s, const struct rules_token *t)
 {
 	char words[CMDLINE_MAX + 1], *argv[CMDLINE_MAX / 2 + 2], *found = NULL;
 	int n = s->ctx->cmdline ? exec_split(s->ctx->cmdline, words, sizeof(words), argv,
-					     sizeof(argv) / sizeof(argv[0])) : 0;
+					     sizeof(argv) / sizeof(argv[0]))
+				: 0;
 
 	for (int i = 0; i < n; i++) {
 		char *eq = strchr(argv[i], '=');
@@ -358,7 +365,8 @@ static int import_parent(struct evstate *s, const struct rules_token *t)
 	}
 	for (size_t i = 0; r == 0 && i < p.n; i++)
 		if (fnmatch(filter, p.v[i].key, 0) == 0)
-			r = props_set(&s->ev->props, p.v[i].key, p.v[i].value, p.v[i].key[0] != '.');
+			r = props_set(&s->ev->props, p.v[i].key, p.v[i].value,
+				      p.v[i].key[0] != '.');
 	props_clear(&p);
 	return r == -ENOMEM ? r : t->op == ROP_MATCH;
 }
@@ -368,7 +376,8 @@ int probe_token(struct evstate *s, const struct rules_token *t)
 	switch (t->type) {
 	case RTK_M_CONST:
 		return match_string(t, strcmp(t->attr, "arch") == 0 ? arch_name()
-					 : s->ctx->virt ? s->ctx->virt : "none");
+				       : s->ctx->virt               ? s->ctx->virt
+								    : "none");
 	case RTK_M_SYSCTL: return match_sysctl(s, t);
 	case RTK_M_TEST: return test_file(s, t);
 	case RTK_M_PROGRAM: return run_program(s, t);
@@ -412,8 +421,8 @@ static void log_outcome(const struct evstate *s, const char *cmd, const struct e
 	else if (st->signal)
 		ev_log(s, LOG_ERR, "'%s' terminated by signal %d", cmd, st->signal);
 	else if (st->exit_code)
-		ev_log(s, accept_failure ? LOG_DEBUG : LOG_WARNING, "'%s' failed with exit code %d%s%s",
-		       cmd, st->exit_code, err[0] ? ": " : "",
+		ev_log(s, accept_failure ? LOG_DEBUG : LOG_WARNING,
+		       "'%s' failed with exit code %d%s%s", cmd, st->exit_code, err[0] ? ": " : "",
 		       escape_log(safe, sizeof(safe), err, strlen(err)));
 }
 
@@ -438,8 +447,9 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 			continue;
 		}
 		argc = exec_split(run->cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
-		r = argc > 0 && ctx->builtin ? ctx->builtin(ctx->u, ev, (enum rules_builtin)run->builtin,
-							    argc, argv) : -EINVAL;
+		r = argc > 0 && ctx->builtin
+			    ? ctx->builtin(ctx->u, ev, (enum rules_builtin)run->builtin, argc, argv)
+			    : -EINVAL;
 		if (r < 0) {
 			ev_log(&s, LOG_DEBUG, "builtin '%s' failed: %s", run->cmd, strerror(-r));
 			failed++;
@@ -452,8 +462,11 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 	     bool accept_failure)
 {
 	char words[RULES_LINE_MAX], prog[RULES_PATH_MAX], err[256], *argv[EXEC_ARGS_MAX], **env;
-	struct exec_opts o = { .deadline_usec = s->ctx->deadline_usec, .out = out, .out_size = size,
-			       .err = err, .err_size = sizeof(err) };
+	struct exec_opts o = { .deadline_usec = s->ctx->deadline_usec,
+			       .out = out,
+			       .out_size = size,
+			       .err = err,
+			       .err_size = sizeof(err) };
 	struct exec_status st;
 	int r;
 
@@ -466,8 +479,8 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 		return r < 0 ? r : -EINVAL;
 	}
 	if (argv[0][0] != '/') {
-		snprintf(prog, sizeof(prog), "%s/%s", s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev",
-			 argv[0]);
+		snprintf(prog, sizeof(prog), "%s/%s",
+			 s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev", argv[0]);
 		argv[0] = prog;
 	}
 	env = make_env(&s->ev->props);

@@ -10,14 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PROPS_MAX 1024      /* properties of one device */
+#define PROPS_MAX 1024 /* properties of one device */
 #define PROPS_KEY_MAX 256
 #define PROPS_VALUE_MAX 16384 /* udev's UDEV_LINE_SIZE: the longest IMPORTed value */
 
 struct prop {
 	char *key;
 	char *value;
-	bool db;                /* set by rules: persisted with the device */
+	bool db; /* set by rules: persisted with the device */
 };
 
 struct props {
@@ -25,7 +25,10 @@ struct props {
 	size_t n, cap;
 };
 
-#define PROPS_INIT { 0 }
+#define PROPS_INIT \
+	{          \
+		0  \
+	}
 
 /*
  * Set key to value (replacing in place, or appending); value NULL removes
@@ -45,7 +48,10 @@ struct strv {
 	size_t n, cap;
 };
 
-#define STRV_INIT { 0 }
+#define STRV_INIT \
+	{         \
+		0 \
+	}
 #define STRV_MAX 1024
 
 /* Add s unless present: 1 added, 0 present, -E2BIG, -ENOMEM. */

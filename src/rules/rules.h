@@ -100,19 +100,19 @@ enum rules_tk {
 
 /* How a match value compares (udev's MATCH_TYPE_*). */
 enum rules_mt {
-	RMT_EMPTY,        /* "" (and "?*" with the operator flipped) */
+	RMT_EMPTY, /* "" (and "?*" with the operator flipped) */
 	RMT_PLAIN,
-	RMT_PLAIN_EMPTY,  /* plain alternatives, one of them empty ("|foo") */
+	RMT_PLAIN_EMPTY, /* plain alternatives, one of them empty ("|foo") */
 	RMT_GLOB,
 	RMT_GLOB_EMPTY,
-	RMT_SUBSYSTEM,    /* SUBSYSTEM=="subsystem|bus|class" */
+	RMT_SUBSYSTEM, /* SUBSYSTEM=="subsystem|bus|class" */
 };
 
 /* How an ATTR{} name is read (udev's SUBST_TYPE_*). */
 enum rules_st {
 	RST_PLAIN,
-	RST_FORMAT,       /* has % or $ */
-	RST_SUBSYS,       /* "[subsystem/kernel]attribute" */
+	RST_FORMAT, /* has % or $ */
+	RST_SUBSYS, /* "[subsystem/kernel]attribute" */
 };
 
 /* udev 252's builtins; initdev provides some through rules_ctx.builtin. */
@@ -140,32 +140,32 @@ bool rules_builtin_run_once(enum rules_builtin b);
 bool rules_builtin_supported(enum rules_builtin b);
 
 struct rules_token {
-	uint8_t type;          /* enum rules_tk */
-	uint8_t op;            /* enum rules_op */
-	uint8_t match;         /* enum rules_mt (matches) */
-	uint8_t subst;         /* enum rules_st (ATTR names) */
-	bool trim;             /* ATTR match: drop trailing whitespace of the value */
-	const char *value;     /* matches: alternatives, NUL-separated, "\0\0" at the end */
-	const char *attr;      /* the {} part (ENV name, ATTR name, ...) or NULL */
-	long num;              /* uid, gid, mode, priority, log level, watch, builtin */
+	uint8_t type;      /* enum rules_tk */
+	uint8_t op;        /* enum rules_op */
+	uint8_t match;     /* enum rules_mt (matches) */
+	uint8_t subst;     /* enum rules_st (ATTR names) */
+	bool trim;         /* ATTR match: drop trailing whitespace of the value */
+	const char *value; /* matches: alternatives, NUL-separated, "\0\0" at the end */
+	const char *attr;  /* the {} part (ENV name, ATTR name, ...) or NULL */
+	long num;          /* uid, gid, mode, priority, log level, watch, builtin */
 };
 
 /* What a line does (udev's LINE_HAS_*): lines that do nothing for an event are skipped. */
 enum {
 	RLINE_NAME = 1 << 0,
-	RLINE_DEVLINK = 1 << 1,     /* SYMLINK, OWNER, GROUP, MODE: only devices with a node */
+	RLINE_DEVLINK = 1 << 1, /* SYMLINK, OWNER, GROUP, MODE: only devices with a node */
 	RLINE_STATIC_NODE = 1 << 2,
 	RLINE_GOTO = 1 << 3,
 	RLINE_LABEL = 1 << 4,
-	RLINE_UPDATE = 1 << 5,      /* other assignments, PROGRAM, IMPORT */
+	RLINE_UPDATE = 1 << 5, /* other assignments, PROGRAM, IMPORT */
 };
 
 struct rules_line {
-	uint32_t file;         /* index into rules.files */
-	uint32_t lineno;       /* last physical line of a continued line */
-	uint32_t first, n;     /* tokens[first .. first + n) */
-	uint8_t type;          /* RLINE_* */
-	int32_t goto_line;     /* index into rules.lines, or -1 */
+	uint32_t file;     /* index into rules.files */
+	uint32_t lineno;   /* last physical line of a continued line */
+	uint32_t first, n; /* tokens[first .. first + n) */
+	uint8_t type;      /* RLINE_* */
+	int32_t goto_line; /* index into rules.lines, or -1 */
 	const char *label;
 	const char *goto_label;
 };
@@ -177,17 +177,17 @@ struct rules_diag {
 };
 
 struct rules {
-	char **files;           /* paths, in evaluation order */
+	char **files; /* paths, in evaluation order */
 	size_t nfiles;
 	struct rules_line *lines;
 	size_t nlines, lines_cap;
 	struct rules_token *tokens;
 	size_t ntokens, tokens_cap;
-	char **texts;           /* the unquoted line buffers tokens point into */
+	char **texts; /* the unquoted line buffers tokens point into */
 	size_t ntexts, texts_cap;
-	unsigned int errors;    /* lines (or keys) udev would not run */
+	unsigned int errors; /* lines (or keys) udev would not run */
 	unsigned int warnings;
-	bool check;             /* also report what initdev does not support */
+	bool check; /* also report what initdev does not support */
 	const struct logger *log;
 	struct rules_diag diag;
 };
@@ -209,8 +209,11 @@ int rules_parse_file(struct rules *r, const char *path);
  * udev 252's directories (Debian builds it with split-usr: /lib too), in
  * rising precedence for a file name found in several.
  */
-#define RULES_DIRS_DEFAULT { "/lib/udev/rules.d", "/usr/lib/udev/rules.d", \
-	"/usr/local/lib/udev/rules.d", "/run/udev/rules.d", "/etc/udev/rules.d", NULL }
+#define RULES_DIRS_DEFAULT                                                                   \
+	{                                                                                    \
+		"/lib/udev/rules.d", "/usr/lib/udev/rules.d", "/usr/local/lib/udev/rules.d", \
+			"/run/udev/rules.d", "/etc/udev/rules.d", NULL                       \
+	}
 
 /*
  * Every "*.rules" file of dirs (NULL-terminated, rising precedence: the
@@ -224,8 +227,8 @@ int rules_load_paths(struct rules *r, const char *const *paths, size_t n);
 /* ---- evaluation ---- */
 
 struct rules_run {
-	char *cmd;              /* substituted command line */
-	int builtin;            /* enum rules_builtin, or -1 for a program */
+	char *cmd;   /* substituted command line */
+	int builtin; /* enum rules_builtin, or -1 for a program */
 };
 
 /* One device event and everything the rules decided for it. */
@@ -242,61 +245,63 @@ struct rules_event {
 	bool has_ifindex;
 	bool remove;
 
-	struct props props;     /* the device's properties, as udev's sd_device */
-	struct props old;       /* persisted by earlier events (IMPORT{db}) */
-	struct strv tags;       /* TAGS: old and new */
+	struct props props;       /* the device's properties, as udev's sd_device */
+	struct props old;         /* persisted by earlier events (IMPORT{db}) */
+	struct strv tags;         /* TAGS: old and new */
 	struct strv current_tags; /* CURRENT_TAGS: set by this event */
-	struct strv links;      /* "/dev/..." as SYMLINK gave them (checked by the caller) */
+	struct strv links;        /* "/dev/..." as SYMLINK gave them (checked by the caller) */
 	int link_priority;
 
-	uid_t uid;              /* (uid_t)-1: not set */
+	uid_t uid; /* (uid_t)-1: not set */
 	gid_t gid;
-	mode_t mode;            /* (mode_t)-1: not set */
-	char *name;             /* NAME= (network interfaces only) */
+	mode_t mode; /* (mode_t)-1: not set */
+	char *name;  /* NAME= (network interfaces only) */
 	struct rules_run *run;
 	size_t nrun;
-	int watch;              /* -1 unset, 0 nowatch, 1 watch */
+	int watch; /* -1 unset, 0 nowatch, 1 watch */
 	bool db_persist;
-	int log_level;          /* -2 unset, -1 reset */
+	int log_level; /* -2 unset, -1 reset */
 
 	/* evaluation state */
 	char *program_result;
 	unsigned int builtin_run, builtin_ret;
 	char parent[SYSDEV_PATH_MAX]; /* the device ATTRS/KERNELS... matched ("" none) */
 	int esc;
-	bool owner_final, group_final, mode_final, devlink_final, run_final, watch_final, name_final;
+	bool owner_final, group_final, mode_final, devlink_final, run_final, watch_final,
+		name_final;
 	unsigned int builtin_failed_logged;
 };
 
 /* The database of other devices' records: IMPORT{parent}, TAGS. */
 struct rules_record {
-	struct props props;     /* db-marked properties only */
+	struct props props; /* db-marked properties only */
 	struct strv tags;
 	struct strv links;
 	int link_priority;
 	bool persist;
 };
 
-typedef int (*rules_builtin_fn)(void *u, struct rules_event *ev, enum rules_builtin b,
-				int argc, char **argv);
+typedef int (*rules_builtin_fn)(void *u, struct rules_event *ev, enum rules_builtin b, int argc,
+				char **argv);
 /* Fills out with a copy of devpath's record; false if there is none. */
 typedef bool (*rules_record_fn)(void *u, const char *devpath, struct rules_record *out);
 
 struct rules_ctx {
 	const struct sysdev_root *sys; /* the sysfs root (open) */
-	const char *sysfs;      /* its path, for $sys, TEST and programs */
-	const char *cmdline;    /* the kernel command line (IMPORT{cmdline}); NULL: none */
-	const char *libexec;    /* where a relative program is looked up; default /usr/lib/udev */
-	const char *procsys;    /* SYSCTL root; default /proc/sys */
-	const char *virt;       /* CONST{virt}; NULL: "none" */
-	const struct props *global; /* udevadm control --property: ENV{} matches fall back to them */
+	const char *sysfs;             /* its path, for $sys, TEST and programs */
+	const char *cmdline;           /* the kernel command line (IMPORT{cmdline}); NULL: none */
+	const char *libexec; /* where a relative program is looked up; default /usr/lib/udev */
+	const char *procsys; /* SYSCTL root; default /proc/sys */
+	const char *virt;    /* CONST{virt}; NULL: "none" */
+	const struct props
+		*global;        /* udevadm control --property: ENV{} matches fall back to them */
 	uint64_t deadline_usec; /* monotonic; PROGRAM/IMPORT killed then; 0: none */
 	bool no_writes;         /* test mode: ATTR{}=/SYSCTL{}= are logged, not written */
 	bool no_programs;       /* PROGRAM and IMPORT{program} fail without running (fuzzing) */
 	rules_builtin_fn builtin;
-	void *u;                /* for builtin */
+	void *u; /* for builtin */
 	rules_record_fn record;
-	void *record_u;         /* for record */
+	void *record_u; /* for record */
 	const struct logger *log;
 };
 

@@ -11,8 +11,22 @@
 #include "util/number.h"
 
 enum subst {
-	S_DEVNODE, S_ATTR, S_ENV, S_KERNEL, S_NUMBER, S_DRIVER, S_DEVPATH, S_ID,
-	S_MAJOR, S_MINOR, S_RESULT, S_PARENT, S_NAME, S_LINKS, S_ROOT, S_SYS,
+	S_DEVNODE,
+	S_ATTR,
+	S_ENV,
+	S_KERNEL,
+	S_NUMBER,
+	S_DRIVER,
+	S_DEVPATH,
+	S_ID,
+	S_MAJOR,
+	S_MINOR,
+	S_RESULT,
+	S_PARENT,
+	S_NAME,
+	S_LINKS,
+	S_ROOT,
+	S_SYS,
 };
 
 /* udev's table, in its order: "$sysfs" must be tried before "$sys". */
@@ -22,14 +36,14 @@ static const struct {
 	enum subst type;
 } table[] = {
 	{ "devnode", 'N', S_DEVNODE }, { "tempnode", 'N', S_DEVNODE },
-	{ "attr", 's', S_ATTR }, { "sysfs", 's', S_ATTR },
-	{ "env", 'E', S_ENV }, { "kernel", 'k', S_KERNEL },
-	{ "number", 'n', S_NUMBER }, { "driver", 'd', S_DRIVER },
+	{ "attr", 's', S_ATTR },       { "sysfs", 's', S_ATTR },
+	{ "env", 'E', S_ENV },         { "kernel", 'k', S_KERNEL },
+	{ "number", 'n', S_NUMBER },   { "driver", 'd', S_DRIVER },
 	{ "devpath", 'p', S_DEVPATH }, { "id", 'b', S_ID },
-	{ "major", 'M', S_MAJOR }, { "minor", 'm', S_MINOR },
-	{ "result", 'c', S_RESULT }, { "parent", 'P', S_PARENT },
-	{ "name", 'D', S_NAME }, { "links", 'L', S_LINKS },
-	{ "root", 'r', S_ROOT }, { "sys", 'S', S_SYS },
+	{ "major", 'M', S_MAJOR },     { "minor", 'm', S_MINOR },
+	{ "result", 'c', S_RESULT },   { "parent", 'P', S_PARENT },
+	{ "name", 'D', S_NAME },       { "links", 'L', S_LINKS },
+	{ "root", 'r', S_ROOT },       { "sys", 'S', S_SYS },
 };
 #define NTABLE (sizeof(table) / sizeof(table[0]))
 
@@ -129,7 +143,7 @@ int subst_check(const char *value, size_t *offset, const char **hint)
 
 struct out {
 	char *p;
-	size_t left;        /* bytes left including the NUL */
+	size_t left; /* bytes left including the NUL */
 	bool truncated;
 };
 
@@ -288,8 +302,8 @@ static void put_one(const struct rules_ctx *ctx, struct rules_event *ev, struct 
 	}
 }
 
-size_t subst_apply(const struct rules_ctx *ctx, struct rules_event *ev, const char *src,
-		   char *dest, size_t size, bool replace_ws, bool *truncated)
+size_t subst_apply(const struct rules_ctx *ctx, struct rules_event *ev, const char *src, char *dest,
+		   size_t size, bool replace_ws, bool *truncated)
 {
 	struct out o = { .p = dest, .left = size };
 	char attr[RULES_PATH_MAX];
@@ -302,7 +316,7 @@ size_t subst_apply(const struct rules_ctx *ctx, struct rules_event *ev, const ch
 		int r = subst_type(&s, false, &type, attr);
 
 		if (r < 0)
-			break;  /* udev: "Invalid format string", the rest is dropped */
+			break; /* udev: "Invalid format string", the rest is dropped */
 		if (r == 0) {
 			if (o.left < 2) {
 				o.truncated = true;

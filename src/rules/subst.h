@@ -24,5 +24,5 @@ int subst_check(const char *value, size_t *offset, const char **hint);
  * replace_ws each substituted piece has its whitespace squeezed to '_' (what
  * SYMLINK does). Returns the length written.
  */
-size_t subst_apply(const struct rules_ctx *ctx, struct rules_event *ev, const char *src,
-		   char *dest, size_t size, bool replace_ws, bool *truncated);
+size_t subst_apply(const struct rules_ctx *ctx, struct rules_event *ev, const char *src, char *dest,
+		   size_t size, bool replace_ws, bool *truncated);

@@ -99,8 +99,8 @@ static int read_file(int dir, const char *leaf, char *out, size_t size)
 	return (int)got;
 }
 
-int rsys_attr(const struct sysdev_root *root, const char *devpath, const char *name,
-	      char *out, size_t size)
+int rsys_attr(const struct sysdev_root *root, const char *devpath, const char *name, char *out,
+	      size_t size)
 {
 	const char *leaf;
 	struct stat st;
@@ -167,9 +167,11 @@ int rsys_subsys_kernel(const struct sysdev_root *root, const char *sysfs, const 
 	const char *slash, *close_br, *attr;
 	int r;
 
-	if (str[0] != '[' || !(slash = strchr(str + 1, '/')) || !(close_br = strchr(slash + 1, ']')))
+	if (str[0] != '[' || !(slash = strchr(str + 1, '/')) ||
+	    !(close_br = strchr(slash + 1, ']')))
 		return -EINVAL;
-	if ((size_t)(slash - str - 1) >= sizeof(subsys) || (size_t)(close_br - slash - 1) >= sizeof(name))
+	if ((size_t)(slash - str - 1) >= sizeof(subsys) ||
+	    (size_t)(close_br - slash - 1) >= sizeof(name))
 		return -EINVAL;
 	memcpy(subsys, str + 1, (size_t)(slash - str - 1));
 	subsys[slash - str - 1] = '\0';

@@ -15,8 +15,8 @@
 #include "util/sysdev.h"
 
 /* The value of attribute name of devpath: length, -ENOENT, -EINVAL. */
-int rsys_attr(const struct sysdev_root *root, const char *devpath, const char *name,
-	      char *out, size_t size);
+int rsys_attr(const struct sysdev_root *root, const char *devpath, const char *name, char *out,
+	      size_t size);
 /* The driver's name (last component of the "driver" link); -ENOENT if none. */
 int rsys_driver(const struct sysdev_root *root, const char *devpath, char out[SYSDEV_NAME_MAX]);
 /* The device's properties as a parent shows them: DEVPATH, SUBSYSTEM, the uevent file. */

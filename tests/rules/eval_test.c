@@ -36,7 +36,8 @@ static void tree(void)
 	fx_link(ROOT, PCI "/driver", "../../../bus/pci/drivers/virtio-pci");
 	fx_device(ROOT, VIRTIO, "virtio", NULL);
 	fx_text(ROOT, VIRTIO "/uevent", "VIRTIO_X=1\nMODALIAS=virtio:d00000002v00001AF4\n");
-	fx_link(ROOT, "/class/block/vda", "../../devices/pci0000:00/0000:00:01.0/virtio0/block/vda");
+	fx_link(ROOT, "/class/block/vda",
+		"../../devices/pci0000:00/0000:00:01.0/virtio0/block/vda");
 	fx_link(ROOT, VIRTIO "/driver", "../../../../bus/virtio/drivers/virtio_blk");
 	fx_text(ROOT, VIRTIO "/features", "0110\n");
 	fx_device(ROOT, VDA, "block", "disk");
@@ -46,7 +47,8 @@ static void tree(void)
 	fx_text(ROOT, VDA "/md/array_state", "clean\n");
 	fx_link(ROOT, VDA "/md/link", "../../../../../../outside/secret");
 	fx_device(ROOT, VDA1, "block", "partition");
-	fx_text(ROOT, VDA1 "/uevent", "MAJOR=254\nMINOR=1\nDEVNAME=vda1\nDEVTYPE=partition\nPARTN=1\n");
+	fx_text(ROOT, VDA1 "/uevent",
+		"MAJOR=254\nMINOR=1\nDEVNAME=vda1\nDEVTYPE=partition\nPARTN=1\n");
 	ATF_REQUIRE(realpath(ROOT, sysfs_abs) != NULL);
 	ATF_REQUIRE_EQ(sysdev_root_open(&sysroot, ROOT), 0);
 }
@@ -60,7 +62,8 @@ struct world {
 	const char *cmdline;
 };
 
-static int fake_builtin(void *u, struct rules_event *ev, enum rules_builtin b, int argc, char **argv)
+static int fake_builtin(void *u, struct rules_event *ev, enum rules_builtin b, int argc,
+			char **argv)
 {
 	struct world *w = u;
 
@@ -80,25 +83,40 @@ static void world_init(struct world *w, const char *text)
 	ATF_REQUIRE_EQ(rules_parse_text(&w->r, "test.rules", text, strlen(text)), 0);
 	ATF_REQUIRE_EQ_MSG(w->r.errors, 0, "unexpected parse errors: %u", w->r.errors);
 	rules_db_init(&w->db);
-	w->ctx = (struct rules_ctx){ .sys = &sysroot, .sysfs = sysfs_abs, .builtin = fake_builtin,
-				     .record = rules_db_get, .record_u = &w->db, .u = w, .no_writes = true,
-				     .deadline_usec = now_monotonic_usec() + 20000000ULL,
-				     .cmdline = "root=/dev/vda1 rd.md=0 quiet rd-lvm.vg=vg0 rd.lvm.vg=vg1" };
+	w->ctx = (struct rules_ctx){
+		.sys = &sysroot,
+		.sysfs = sysfs_abs,
+		.builtin = fake_builtin,
+		.record = rules_db_get,
+		.record_u = &w->db,
+		.u = w,
+		.no_writes = true,
+		.deadline_usec = now_monotonic_usec() + 20000000ULL,
+		.cmdline = "root=/dev/vda1 rd.md=0 quiet rd-lvm.vg=vg0 rd.lvm.vg=vg1"
+	};
 	w->ctx.u = w;
 }
 
 static void event(struct world *w, const char *action, const char *devpath)
 {
 	char a[64], d[512];
-	const char *env[] = { a, d, "SUBSYSTEM=block", "MAJOR=254", "MINOR=0", "DEVNAME=vda",
-			      "DEVTYPE=disk", "SEQNUM=7" };
+	const char *env[] = { a,
+			      d,
+			      "SUBSYSTEM=block",
+			      "MAJOR=254",
+			      "MINOR=0",
+			      "DEVNAME=vda",
+			      "DEVTYPE=disk",
+			      "SEQNUM=7" };
 	struct rules_record old = { 0 };
 	bool have;
 
 	snprintf(a, sizeof(a), "ACTION=%s", action);
 	snprintf(d, sizeof(d), "DEVPATH=%s", devpath);
 	have = rules_db_get(&w->db, devpath, &old);
-	ATF_REQUIRE_EQ(rules_event_init(&w->ev, env, sizeof(env) / sizeof(env[0]), have ? &old : NULL), 0);
+	ATF_REQUIRE_EQ(rules_event_init(&w->ev, env, sizeof(env) / sizeof(env[0]),
+					have ? &old : NULL),
+		       0);
 	if (have)
 		rules_record_free(&old);
 	ATF_REQUIRE_EQ(rules_apply(&w->r, &w->ctx, &w->ev), 0);
@@ -118,13 +136,14 @@ static const char *prop(struct world *w, const char *key)
 	return props_get(&w->ev.props, key);
 }
 
-#define CHECK_PROP(w, k, v)                                                               \
-	do {                                                                              \
-		const char *_v = prop(w, k);                                              \
-		ATF_CHECK_MSG(_v && strcmp(_v, v) == 0, "%s: expected '%s', got '%s'", k, \
-			      v, _v ? _v : "(unset)");                                    \
+#define CHECK_PROP(w, k, v)                                                                 \
+	do {                                                                                \
+		const char *_v = prop(w, k);                                                \
+		ATF_CHECK_MSG(_v &&strcmp(_v, v) == 0, "%s: expected '%s', got '%s'", k, v, \
+			      _v ? _v : "(unset)");                                         \
 	} while (0)
-#define CHECK_NOPROP(w, k) ATF_CHECK_MSG(prop(w, k) == NULL, "%s: expected unset, got '%s'", k, prop(w, k))
+#define CHECK_NOPROP(w, k) \
+	ATF_CHECK_MSG(prop(w, k) == NULL, "%s: expected unset, got '%s'", k, prop(w, k))
 
 /* Apply text to an add event of vda and return the world (caller finishes it). */
 static void one(struct world *w, const char *text)
@@ -196,13 +215,14 @@ ATF_TC_BODY(substitutions, tc)
 {
 	struct world w;
 
-	one(&w, "ENV{A}=\"%k|$kernel|%n|%p|$devpath|%M:%m|$major:$minor|%N|$devnode|%D|$name\"\n"
-		"ENV{B}=\"%r|$root|%S|%%|$$|$attr{size}|%s{size}|%E{DEVTYPE}|$env{DEVTYPE}|$sysfs{size}\"\n"
-		"ENV{C}=\"$unknown %z $env{NOPE}x\"\n"
-		"SYMLINK+=\"one\", SYMLINK+=\"two\"\n"
-		"ENV{D}=\"$links|%L\"\n"
-		"ENV{E}=\"$tempnode $number\"\n"
-		"ENV{F}=\"$env{A\"\n");
+	one(&w,
+	    "ENV{A}=\"%k|$kernel|%n|%p|$devpath|%M:%m|$major:$minor|%N|$devnode|%D|$name\"\n"
+	    "ENV{B}=\"%r|$root|%S|%%|$$|$attr{size}|%s{size}|%E{DEVTYPE}|$env{DEVTYPE}|$sysfs{size}\"\n"
+	    "ENV{C}=\"$unknown %z $env{NOPE}x\"\n"
+	    "SYMLINK+=\"one\", SYMLINK+=\"two\"\n"
+	    "ENV{D}=\"$links|%L\"\n"
+	    "ENV{E}=\"$tempnode $number\"\n"
+	    "ENV{F}=\"$env{A\"\n");
 	CHECK_PROP(&w, "A", "vda|vda||" VDA "|" VDA "|254:0|254:0|/dev/vda|/dev/vda|vda|vda");
 	{
 		char b[PATH_MAX * 2];
@@ -240,8 +260,8 @@ ATF_TC_BODY(program_result, tc)
 	CHECK_PROP(&w, "G", "1");
 	CHECK_PROP(&w, "H", "1");
 	CHECK_NOPROP(&w, "I");
-	CHECK_PROP(&w, "J", "/dev/vda 7");  /* the event's properties are the environment */
-	CHECK_PROP(&w, "K", "a/b_c");       /* odd bytes of a result replaced, '/' kept */
+	CHECK_PROP(&w, "J", "/dev/vda 7"); /* the event's properties are the environment */
+	CHECK_PROP(&w, "K", "a/b_c");      /* odd bytes of a result replaced, '/' kept */
 	world_fini(&w);
 }
 
@@ -261,21 +281,21 @@ ATF_TC_BODY(imports, tc)
 	fclose(f);
 	ATF_REQUIRE_EQ(chmod("prog.sh", 0755), 0);
 	world_init(&w, "IMPORT{program}=\"prog.sh\"\n"
-		"IMPORT{file}=\"props\"\n"
-		"IMPORT{file}=\"absent\", ENV{NOFILE}=\"1\"\n"
-		"IMPORT{cmdline}=\"rd.md\"\n"
-		"IMPORT{cmdline}=\"quiet\"\n"
-		"IMPORT{cmdline}=\"rd_lvm.vg\"\n"
-		"IMPORT{cmdline}=\"absent\", ENV{NOCMD}=\"1\"\n"
-		"IMPORT{builtin}=\"blkid --noraid\"\n"
-		"IMPORT{builtin}=\"blkid second\"\n"
-		"IMPORT{program}=\"path_id\"\n"
-		"IMPORT{builtin}=\"hwdb\", ENV{HWDB}=\"1\"\n"
-		"IMPORT{builtin}!=\"hwdb\", ENV{NOHWDB}=\"1\"\n"
-		"IMPORT{parent}=\"VIRTIO_*\"\n"
-		"IMPORT{program}=\"/nonexistent/prog\", ENV{NOPROG}=\"1\"\n");
+		       "IMPORT{file}=\"props\"\n"
+		       "IMPORT{file}=\"absent\", ENV{NOFILE}=\"1\"\n"
+		       "IMPORT{cmdline}=\"rd.md\"\n"
+		       "IMPORT{cmdline}=\"quiet\"\n"
+		       "IMPORT{cmdline}=\"rd_lvm.vg\"\n"
+		       "IMPORT{cmdline}=\"absent\", ENV{NOCMD}=\"1\"\n"
+		       "IMPORT{builtin}=\"blkid --noraid\"\n"
+		       "IMPORT{builtin}=\"blkid second\"\n"
+		       "IMPORT{program}=\"path_id\"\n"
+		       "IMPORT{builtin}=\"hwdb\", ENV{HWDB}=\"1\"\n"
+		       "IMPORT{builtin}!=\"hwdb\", ENV{NOHWDB}=\"1\"\n"
+		       "IMPORT{parent}=\"VIRTIO_*\"\n"
+		       "IMPORT{program}=\"/nonexistent/prog\", ENV{NOPROG}=\"1\"\n");
 	ATF_REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL);
-	w.ctx.libexec = cwd;  /* a relative program is looked up there */
+	w.ctx.libexec = cwd; /* a relative program is looked up there */
 	event(&w, "add", VDA);
 	CHECK_PROP(&w, "X", "1");
 	CHECK_PROP(&w, "Y", "two words");
@@ -446,30 +466,31 @@ ATF_TC_BODY(persistence, tc)
 {
 	struct world w;
 
-	world_init(&w, "ACTION==\"add\", ENV{SET_ON_ADD}=\"1\", ENV{.TMP}=\"x\", TAG+=\"seen\", SYMLINK+=\"keep\"\n"
-		       "ACTION==\"change\", IMPORT{db}=\"SET_ON_ADD\", IMPORT{db}=\".TMP\"\n"
-		       "ACTION==\"change\", IMPORT{db}=\"ABSENT\", ENV{NODB}=\"1\"\n"
-		       "ACTION==\"remove\", ENV{SET_ON_ADD}==\"1\", ENV{REMOVE_SAW}=\"1\"\n");
+	world_init(&w,
+		   "ACTION==\"add\", ENV{SET_ON_ADD}=\"1\", ENV{.TMP}=\"x\", TAG+=\"seen\", SYMLINK+=\"keep\"\n"
+		   "ACTION==\"change\", IMPORT{db}=\"SET_ON_ADD\", IMPORT{db}=\".TMP\"\n"
+		   "ACTION==\"change\", IMPORT{db}=\"ABSENT\", ENV{NODB}=\"1\"\n"
+		   "ACTION==\"remove\", ENV{SET_ON_ADD}==\"1\", ENV{REMOVE_SAW}=\"1\"\n");
 	event(&w, "add", VDA);
 	ATF_REQUIRE_EQ(rules_db_store(&w.db, &w.ev), 0);
 	rules_event_free(&w.ev);
 
 	event(&w, "change", VDA);
-	CHECK_PROP(&w, "SET_ON_ADD", "1");   /* only through IMPORT{db} */
-	CHECK_NOPROP(&w, ".TMP");            /* dot properties are not persisted */
+	CHECK_PROP(&w, "SET_ON_ADD", "1"); /* only through IMPORT{db} */
+	CHECK_NOPROP(&w, ".TMP");          /* dot properties are not persisted */
 	CHECK_NOPROP(&w, "NODB");
-	CHECK_PROP(&w, "TAGS", ":seen:");    /* tags carry over */
+	CHECK_PROP(&w, "TAGS", ":seen:"); /* tags carry over */
 	CHECK_NOPROP(&w, "CURRENT_TAGS");
 	ATF_REQUIRE_EQ(rules_db_store(&w.db, &w.ev), 0);
 	rules_event_free(&w.ev);
 
 	event(&w, "change", VDA);
-	CHECK_PROP(&w, "SET_ON_ADD", "1");   /* imported again: kept from the last event */
+	CHECK_PROP(&w, "SET_ON_ADD", "1"); /* imported again: kept from the last event */
 	ATF_REQUIRE_EQ(rules_db_store(&w.db, &w.ev), 0);
 	rules_event_free(&w.ev);
 
 	event(&w, "remove", VDA);
-	CHECK_PROP(&w, "REMOVE_SAW", "1");   /* remove sees the record */
+	CHECK_PROP(&w, "REMOVE_SAW", "1");                           /* remove sees the record */
 	ATF_CHECK(strv_contains(&w.ev.links, "/dev/keep") == false); /* change dropped it */
 	ATF_REQUIRE_EQ(rules_db_store(&w.db, &w.ev), 0);
 	ATF_CHECK_EQ(rules_db_count(&w.db), 0);
@@ -509,7 +530,6 @@ ATF_TC_BODY(hostile_values, tc)
 	world_fini(&w);
 }
 
-
 /* The first line of path (newline dropped); false if unreadable. */
 static bool read_first(const char *path, char *buf, size_t size)
 {
@@ -539,13 +559,14 @@ ATF_TC_BODY(writes_names_parents, tc)
 	fx_text("proc", "/kernel/foo", " 7 \n");
 	fx_text(ROOT, VDA "/queue_depth", "1\n");
 	fx_device(ROOT, "/devices/virtual/net/eth9", "net", NULL);
-	world_init(&w, "SUBSYSTEM==\"virtio\", TAG+=\"vtag\"\n"
-		       "SUBSYSTEM==\"block\", ATTR{queue_depth}=\"%k-32\", SYSCTL{kernel.foo}=\"$env{DEVTYPE}\"\n"
-		       "SUBSYSTEM==\"block\", SYSCTL{kernel/bar}==\"\", ENV{NOBAR}=\"1\"\n"
-		       "SUBSYSTEM==\"block\", TAGS==\"vtag\", ENV{PTAG}=\"1\", ENV{P}=\"%P|$parent\"\n"
-		       "SUBSYSTEM==\"block\", OPTIONS+=\"log_level=debug\"\n"
-		       "SUBSYSTEM==\"net\", NAME=\"lan%n\", SYMLINK+=\"never\"\n"
-		       "SUBSYSTEM==\"net\", NAME==\"lan9\", ENV{RENAMED}=\"1\"\n");
+	world_init(&w,
+		   "SUBSYSTEM==\"virtio\", TAG+=\"vtag\"\n"
+		   "SUBSYSTEM==\"block\", ATTR{queue_depth}=\"%k-32\", SYSCTL{kernel.foo}=\"$env{DEVTYPE}\"\n"
+		   "SUBSYSTEM==\"block\", SYSCTL{kernel/bar}==\"\", ENV{NOBAR}=\"1\"\n"
+		   "SUBSYSTEM==\"block\", TAGS==\"vtag\", ENV{PTAG}=\"1\", ENV{P}=\"%P|$parent\"\n"
+		   "SUBSYSTEM==\"block\", OPTIONS+=\"log_level=debug\"\n"
+		   "SUBSYSTEM==\"net\", NAME=\"lan%n\", SYMLINK+=\"never\"\n"
+		   "SUBSYSTEM==\"net\", NAME==\"lan9\", ENV{RENAMED}=\"1\"\n");
 	w.ctx.procsys = "proc";
 	w.ctx.no_writes = false;
 	/* the parent's event first: its tag is in its record */
@@ -561,14 +582,14 @@ ATF_TC_BODY(writes_names_parents, tc)
 	ATF_CHECK_STREQ(buf, "disk");
 	CHECK_PROP(&w, "NOBAR", "1");
 	CHECK_PROP(&w, "PTAG", "1");
-	CHECK_PROP(&w, "P", "|");          /* the parent (virtio0) has no node */
+	CHECK_PROP(&w, "P", "|"); /* the parent (virtio0) has no node */
 	ATF_CHECK_EQ(w.ev.log_level, 7);
 	rules_event_free(&w.ev);
 	ATF_REQUIRE_EQ(rules_event_init(&w.ev, net, 5, NULL), 0);
 	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
 	ATF_CHECK_STREQ(w.ev.name, "lan9");
 	CHECK_PROP(&w, "RENAMED", "1");
-	ATF_CHECK_EQ(w.ev.links.n, 0);     /* no device node: SYMLINK does nothing */
+	ATF_CHECK_EQ(w.ev.links.n, 0); /* no device node: SYMLINK does nothing */
 	world_fini(&w);
 }
 

@@ -28,7 +28,9 @@ ATF_TC_BODY(split_like_udev, tc)
 	ATF_CHECK_STREQ(argv[0], "/bin/a");
 	ATF_CHECK_STREQ(argv[2], "c");
 	ATF_CHECK(argv[3] == NULL);
-	ATF_REQUIRE_EQ(split("sh -c 'echo \"$x\" y' \"two words\" a\"b c\"d ''", argv, buf, sizeof(buf)), 6);
+	ATF_REQUIRE_EQ(split("sh -c 'echo \"$x\" y' \"two words\" a\"b c\"d ''", argv, buf,
+			     sizeof(buf)),
+		       6);
 	ATF_CHECK_STREQ(argv[2], "echo \"$x\" y");
 	ATF_CHECK_STREQ(argv[3], "two words");
 	ATF_CHECK_STREQ(argv[4], "ab cd");
@@ -65,7 +67,9 @@ ATF_TC_BODY(status_and_output, tc)
 	char out[64];
 	struct exec_status st;
 
-	ATF_REQUIRE_EQ(run("/bin/sh -c 'echo $DEVNAME $ACTION; exit 3'", env, 0, out, sizeof(out), &st), 0);
+	ATF_REQUIRE_EQ(run("/bin/sh -c 'echo $DEVNAME $ACTION; exit 3'", env, 0, out, sizeof(out),
+			   &st),
+		       0);
 	ATF_CHECK_EQ(st.exit_code, 3);
 	ATF_CHECK_STREQ(out, "/dev/x add\n");
 	/* the environment is exactly the properties */
@@ -80,7 +84,9 @@ ATF_TC_BODY(status_and_output, tc)
 	ATF_CHECK_EQ(st.exit_code, 0);
 	ATF_CHECK_STREQ(out, "");
 	/* output past the buffer is cut and flagged */
-	ATF_REQUIRE_EQ(run("/bin/sh -c 'head -c 100000 /dev/zero | tr -c x a'", env, 0, out, sizeof(out), &st), 0);
+	ATF_REQUIRE_EQ(run("/bin/sh -c 'head -c 100000 /dev/zero | tr -c x a'", env, 0, out,
+			   sizeof(out), &st),
+		       0);
 	ATF_CHECK(st.truncated);
 	ATF_CHECK_EQ(strlen(out), sizeof(out) - 1);
 }
@@ -112,11 +118,15 @@ ATF_TC_BODY(timeout_kills, tc)
 	ATF_CHECK(st.timed_out);
 	ATF_CHECK(now_monotonic_usec() - t0 < 5000000);
 	/* a program that closes its output and lingers is still waited for, then killed */
-	ATF_REQUIRE_EQ(run("/bin/sh -c 'exec >&- 2>&-; sleep 30'", env, 300000, out, sizeof(out), &st), 0);
+	ATF_REQUIRE_EQ(run("/bin/sh -c 'exec >&- 2>&-; sleep 30'", env, 300000, out, sizeof(out),
+			   &st),
+		       0);
 	ATF_CHECK(st.timed_out);
 	/* a background child holding the pipe does not keep us once the program exited */
 	t0 = now_monotonic_usec();
-	ATF_REQUIRE_EQ(run("/bin/sh -c 'sleep 30 & echo started'", env, 10000000, out, sizeof(out), &st), 0);
+	ATF_REQUIRE_EQ(run("/bin/sh -c 'sleep 30 & echo started'", env, 10000000, out, sizeof(out),
+			   &st),
+		       0);
 	ATF_CHECK(!st.timed_out);
 	ATF_CHECK_EQ(st.exit_code, 0);
 	ATF_CHECK(now_monotonic_usec() - t0 < 5000000);

@@ -51,7 +51,8 @@ static void parse_len(struct rules *r, struct diags *d, const char *text, size_t
 	ATF_REQUIRE_EQ(rules_parse_text(r, "t.rules", text, len), 0);
 }
 
-#define CHECK_DIAG(d, s) ATF_CHECK_MSG(strstr((d).text, s) != NULL, "missing '%s' in:\n%s", s, (d).text)
+#define CHECK_DIAG(d, s) \
+	ATF_CHECK_MSG(strstr((d).text, s) != NULL, "missing '%s' in:\n%s", s, (d).text)
 
 ATF_TC_WITHOUT_HEAD(operators_by_key);
 ATF_TC_BODY(operators_by_key, tc)
@@ -71,7 +72,7 @@ ATF_TC_BODY(operators_by_key, tc)
 		{ "ENV{X}-=\"1\"", false },
 		{ "ENV{}=\"1\"", false },
 		{ "ENV{DEVNAME}=\"x\"", false },
-		{ "ENV{X}:=\"1\"", true },        /* warned, taken as = */
+		{ "ENV{X}:=\"1\"", true }, /* warned, taken as = */
 		{ "TAG-=\"x\"", true },
 		{ "ATTR{x}=\"1\"", true },
 		{ "ATTR{x}-=\"1\"", false },
@@ -109,10 +110,10 @@ ATF_TC_BODY(operators_by_key, tc)
 		{ "NAME=\"\"", false },
 		{ "NAME-=\"x\"", false },
 		{ "BOGUS==\"x\", ENV{X}=\"1\"", false },
-		{ "KERNEL==\"x\"", false },        /* matches only: takes no effect */
-		{ "KERNEL==\"x\" ENV{X}=\"1\"", true },   /* no comma: udev does not mind */
-		{ "KERNEL==x, ENV{X}=\"1\"", false },     /* unquoted value */
-		{ "KERNEL==\"x, ENV{X}=\"1\"", false },   /* the value runs to the next quote */
+		{ "KERNEL==\"x\"", false },             /* matches only: takes no effect */
+		{ "KERNEL==\"x\" ENV{X}=\"1\"", true }, /* no comma: udev does not mind */
+		{ "KERNEL==x, ENV{X}=\"1\"", false },   /* unquoted value */
+		{ "KERNEL==\"x, ENV{X}=\"1\"", false }, /* the value runs to the next quote */
 		{ "KERNEL==\"x\", ENV{X}=\"1", false },
 		{ "KERNEL=~\"x\", ENV{X}=\"1\"", false },
 		{ "ENV{X=\"1\"", false },
@@ -126,7 +127,8 @@ ATF_TC_BODY(operators_by_key, tc)
 		ATF_CHECK_MSG((r.nlines == 1) == cases[i].kept, "%s: kept %zu lines (%s)",
 			      cases[i].line, r.nlines, d.text);
 		if (!cases[i].kept)
-			ATF_CHECK_MSG(d.errors + d.warnings > 0, "%s: dropped silently", cases[i].line);
+			ATF_CHECK_MSG(d.errors + d.warnings > 0, "%s: dropped silently",
+				      cases[i].line);
 		rules_free(&r);
 	}
 }
@@ -137,23 +139,24 @@ ATF_TC_BODY(continuation_and_comments, tc)
 	struct rules r;
 	struct diags d;
 
-	parse(&r, &d, "# a comment\n"
-		      "   # an indented comment\n"
-		      "\n"
-		      "KERNEL==\"a\", \\\n"
-		      "# a comment inside a continuation\n"
-		      "   ENV{X}=\"1\"\r\n"
-		      "KERNEL==\"b\", ENV{Y}=\"1\"\rKERNEL==\"c\", ENV{Z}=\"1\"\n"
-		      "KERNEL==\"d\", \\\n"
-		      "\n"
-		      "ENV{W}=\"1\"\n"
-		      "KERNEL==\"e\", ENV{V}=\"1\" \\");
+	parse(&r, &d,
+	      "# a comment\n"
+	      "   # an indented comment\n"
+	      "\n"
+	      "KERNEL==\"a\", \\\n"
+	      "# a comment inside a continuation\n"
+	      "   ENV{X}=\"1\"\r\n"
+	      "KERNEL==\"b\", ENV{Y}=\"1\"\rKERNEL==\"c\", ENV{Z}=\"1\"\n"
+	      "KERNEL==\"d\", \\\n"
+	      "\n"
+	      "ENV{W}=\"1\"\n"
+	      "KERNEL==\"e\", ENV{V}=\"1\" \\");
 	ATF_REQUIRE_EQ(r.nlines, 4);
-	ATF_CHECK_EQ(r.lines[0].lineno, 6);   /* a continued line counts as its last line */
+	ATF_CHECK_EQ(r.lines[0].lineno, 6); /* a continued line counts as its last line */
 	ATF_CHECK_EQ(r.lines[0].n, 2);
 	ATF_CHECK_EQ(r.lines[1].lineno, 7);
-	ATF_CHECK_EQ(r.lines[2].lineno, 8);   /* a lone \r ends a line */
-	ATF_CHECK_EQ(r.lines[3].lineno, 11);  /* an empty line ends a continuation... */
+	ATF_CHECK_EQ(r.lines[2].lineno, 8);  /* a lone \r ends a line */
+	ATF_CHECK_EQ(r.lines[3].lineno, 11); /* an empty line ends a continuation... */
 	ATF_CHECK_EQ(d.warnings, 1);         /* ...so "KERNEL==d" alone takes no effect */
 	ATF_CHECK_EQ(d.errors, 0);           /* a continuation at the end is dropped */
 	rules_free(&r);
@@ -201,8 +204,9 @@ ATF_TC_BODY(values_and_escapes, tc)
 	struct rules r;
 	struct diags d;
 
-	parse(&r, &d, "ENV{A}=\"q\\\"uote\\n\", ENV{B}=e\"t\\tab\\x41\\101\\u00e9\\\\\", "
-		      "KERNEL==\"a|b||c\", ENV{C}=\"|\"");
+	parse(&r, &d,
+	      "ENV{A}=\"q\\\"uote\\n\", ENV{B}=e\"t\\tab\\x41\\101\\u00e9\\\\\", "
+	      "KERNEL==\"a|b||c\", ENV{C}=\"|\"");
 	ATF_REQUIRE_EQ(r.nlines, 1);
 	ATF_REQUIRE_EQ(r.lines[0].n, 4);
 	/* sorted: KERNEL (a match) first */
@@ -211,9 +215,9 @@ ATF_TC_BODY(values_and_escapes, tc)
 	ATF_CHECK_STREQ(r.tokens[0].value, "a");
 	ATF_CHECK_STREQ(r.tokens[0].value + 2, "b");
 	ATF_CHECK_STREQ(r.tokens[0].value + 4, "c");
-	ATF_CHECK_STREQ(r.tokens[1].value, "q\"uote\\n");   /* only \" is unescaped */
+	ATF_CHECK_STREQ(r.tokens[1].value, "q\"uote\\n"); /* only \" is unescaped */
 	ATF_CHECK_STREQ(r.tokens[2].value, "t\tabAA\xc3\xa9\\");
-	ATF_CHECK_STREQ(r.tokens[3].value, "|");           /* assignments are not split */
+	ATF_CHECK_STREQ(r.tokens[3].value, "|"); /* assignments are not split */
 	rules_free(&r);
 
 	parse(&r, &d, "ENV{A}=e\"bad\\q\"");
@@ -238,13 +242,15 @@ ATF_TC_BODY(token_order, tc)
 	struct rules r;
 	struct diags d;
 
-	parse(&r, &d, "RUN+=\"r\", SYMLINK+=\"s\", ENV{E}=\"1\", PROGRAM=\"p\", ATTRS{a}==\"1\", "
-		      "KERNEL==\"k\", ACTION==\"add\", ENV{M}==\"1\", OPTIONS+=\"string_escape=replace\"");
+	parse(&r, &d,
+	      "RUN+=\"r\", SYMLINK+=\"s\", ENV{E}=\"1\", PROGRAM=\"p\", ATTRS{a}==\"1\", "
+	      "KERNEL==\"k\", ACTION==\"add\", ENV{M}==\"1\", OPTIONS+=\"string_escape=replace\"");
 	ATF_REQUIRE_EQ(r.lines[0].n, 9);
 	{
 		static const enum rules_tk want[] = {
-			RTK_M_ACTION, RTK_M_KERNEL, RTK_M_ENV, RTK_M_PARENTS_ATTR, RTK_M_PROGRAM,
-			RTK_A_ESCAPE_REPLACE, RTK_A_ENV, RTK_A_DEVLINK, RTK_A_RUN_PROGRAM,
+			RTK_M_ACTION,       RTK_M_KERNEL,  RTK_M_ENV,
+			RTK_M_PARENTS_ATTR, RTK_M_PROGRAM, RTK_A_ESCAPE_REPLACE,
+			RTK_A_ENV,          RTK_A_DEVLINK, RTK_A_RUN_PROGRAM,
 		};
 
 		for (size_t i = 0; i < 9; i++)
@@ -260,19 +266,20 @@ ATF_TC_BODY(gotos, tc)
 	struct rules r;
 	struct diags d;
 
-	parse(&r, &d, "LABEL=\"back\"\n"
-		      "KERNEL==\"a\", GOTO=\"end\"\n"
-		      "KERNEL==\"b\", GOTO=\"back\"\n"
-		      "GOTO=\"nowhere\"\n"
-		      "KERNEL==\"c\", GOTO=\"one\", GOTO=\"two\"\n"
-		      "LABEL=\"one\"\n"
-		      "LABEL=\"end\"\n"
-		      "LABEL=\"end\"\n");
+	parse(&r, &d,
+	      "LABEL=\"back\"\n"
+	      "KERNEL==\"a\", GOTO=\"end\"\n"
+	      "KERNEL==\"b\", GOTO=\"back\"\n"
+	      "GOTO=\"nowhere\"\n"
+	      "KERNEL==\"c\", GOTO=\"one\", GOTO=\"two\"\n"
+	      "LABEL=\"one\"\n"
+	      "LABEL=\"end\"\n"
+	      "LABEL=\"end\"\n");
 	ATF_REQUIRE_EQ(r.nlines, 8);
-	ATF_CHECK_EQ(r.lines[1].goto_line, 6);   /* the first later label of that name */
-	ATF_CHECK_EQ(r.lines[2].goto_line, -1);  /* never backwards */
+	ATF_CHECK_EQ(r.lines[1].goto_line, 6);  /* the first later label of that name */
+	ATF_CHECK_EQ(r.lines[2].goto_line, -1); /* never backwards */
 	ATF_CHECK_EQ(r.lines[3].goto_line, -1);
-	ATF_CHECK_EQ(r.lines[4].goto_line, 5);   /* the first GOTO of a line counts */
+	ATF_CHECK_EQ(r.lines[4].goto_line, 5); /* the first GOTO of a line counts */
 	CHECK_DIAG(d, "t.rules:3: GOTO=\"back\" has no matching label");
 	CHECK_DIAG(d, "t.rules:4: GOTO=\"nowhere\" has no matching label");
 	CHECK_DIAG(d, "t.rules:5: contains multiple GOTO keys");
@@ -315,7 +322,7 @@ ATF_TC_BODY(builtin_lookup, tc)
 	ATF_CHECK_EQ(rules_builtin_lookup("blkid"), RB_BLKID);
 	ATF_CHECK_EQ(rules_builtin_lookup("  path_id --x"), RB_PATH_ID);
 	ATF_CHECK_EQ(rules_builtin_lookup("kmod load"), RB_KMOD);
-	ATF_CHECK_EQ(rules_builtin_lookup("blk"), RB_BLKID);   /* udev's prefix quirk */
+	ATF_CHECK_EQ(rules_builtin_lookup("blk"), RB_BLKID); /* udev's prefix quirk */
 	ATF_CHECK_EQ(rules_builtin_lookup("/sbin/blkid"), -1);
 	ATF_CHECK_EQ(rules_builtin_lookup("blkidx"), -1);
 	ATF_CHECK(rules_builtin_supported(RB_BLKID));
@@ -355,7 +362,7 @@ ATF_TC_BODY(directory_order, tc)
 	ATF_REQUIRE_EQ(r.nfiles, 3);
 	ATF_CHECK_STREQ(r.files[0], "lib/10-a.rules");
 	ATF_CHECK_STREQ(r.files[1], "run/15-r.rules");
-	ATF_CHECK_STREQ(r.files[2], "etc/20-b.rules");   /* /etc beats /run beats /usr/lib */
+	ATF_CHECK_STREQ(r.files[2], "etc/20-b.rules"); /* /etc beats /run beats /usr/lib */
 	rules_free(&r);
 }
 
