@@ -254,22 +254,23 @@ struct queued_event *queue_take_done(struct queue *q)
 	return e;
 }
 
-size_t queue_pending_root(struct queue *q)
+/* A counter of q, read under its lock. */
+static size_t locked_read(struct queue *q, const size_t *counter)
 {
 	size_t n;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->queued_root;
+	n = *counter;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }
 
+size_t queue_pending_root(struct queue *q)
+{
+	return locked_read(q, &q->queued_root);
+}
+
 size_t queue_pending(struct queue *q)
 {
-	size_t n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->queued;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return locked_read(q, &q->queued);
 }

