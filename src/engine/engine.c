@@ -154,6 +154,16 @@ int engine_coldplug(struct engine *e)
 	return begin_coldplug(e);
 }
 
+int engine_reload(struct engine *e)
+{
+	return e->handlers_up ? handler_set_reload(&e->handlers) : -EAGAIN;
+}
+
+int engine_set_property(struct engine *e, const char *assignment)
+{
+	return e->handlers_up ? handler_set_property(&e->handlers, assignment) : -EAGAIN;
+}
+
 /* ---- test seam: a handler that takes its time (--test-delay-ms) ---- */
 
 static bool delay_may_block(void *ctx, const struct uevent *ev)
@@ -177,11 +187,14 @@ static int start_handlers(struct engine *e)
 	struct handler_set_config hc = {
 		.sysfs = e->cfg.sysfs,
 		.dev = e->cfg.dev,
-		.perms_path = e->cfg.rules_path,
 		.modules_dir = e->cfg.modules_dir,
 		.modprobe_d = e->cfg.modprobe_d,
 		.blacklist = e->cmdline->blacklist,
 		.nblacklist = e->cmdline->nblacklist,
+		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
+		.cmdline = e->cmdline->text,
+		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
+				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 	};
 	int r;
 

@@ -24,6 +24,7 @@
 #include "util/map.h"
 
 #define ENGINE_SUBTREES_MAX 64
+#define ENGINE_RULES_DIRS_MAX 8
 /*
  * Backpressure: events taken from the socket and not yet handled (queued or
  * running) never exceed twice the workers (at least ENGINE_IN_HAND_MIN, at
@@ -39,7 +40,9 @@
 struct engine_config {
 	const char *sysfs;        /* default /sys */
 	const char *dev;          /* default /dev */
-	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
+	/* udev rules directories (rising precedence); none: udev's own */
+	const char *rules_dirs[ENGINE_RULES_DIRS_MAX + 1];
+	unsigned int nrules_dirs;
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
@@ -148,6 +151,11 @@ void engine_events_lost(struct engine *e);
 
 /* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
 int engine_coldplug(struct engine *e);
+
+/* Handlers read their configuration again (udev rules); 0 or -errno (logged). */
+int engine_reload(struct engine *e);
+/* A global property for the udev rules ("KEY=VALUE"; empty value removes). 0 or -errno. */
+int engine_set_property(struct engine *e, const char *assignment);
 
 /*
  * Poll these: the socket (-1 if none, after engine_stop_reading, or while

@@ -502,7 +502,47 @@ refuses_rule_modules_body() {
 		atf_fail "initdev showed up in a build that did not ask for it"
 }
 
+atf_test_case checks_image_rules
+checks_image_rules_head() {
+	atf_set descr "dracut builds initdev with crypt, dm, lvm and mdraid and their rules; a rules line initdev cannot run fails the build, named"
+	atf_set require.user root
+	atf_set require.progs "dracut sha256sum cpio"
+	atf_set timeout 300
+}
+checks_image_rules_body() {
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	initdev_locate
+	KVER=$(boot_kver) || atf_skip "no kernel with modules"
+	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
+	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+	itree=$(boot_initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	stack="crypt dm lvm mdraid"
+	boot_make_initramfs stack.img "$itree" "$KVER" "$STOCK_MODULES initdev $stack" "" ||
+		atf_fail "dracut refused initdev with $stack: $(tail -n 20 stack.img.log)"
+	cpio -it < stack.img > stack.list 2> /dev/null
+	for f in 64-lvm.rules 11-dm.rules 59-persistent-storage-dm.rules 63-md-raid-arrays.rules; do
+		grep -q "udev/rules.d/$f\$" stack.list || atf_fail "$f is not in the image"
+	done
+	# udev's own rules stay out: the native handlers do their work
+	! grep -q 'rules.d/60-persistent-storage.rules$' stack.list ||
+		atf_fail "udev's 60-persistent-storage.rules is in the image"
+	# a rules file initdev cannot run (an unsupported builtin) fails the build
+	mkdir -p bad/etc/udev/rules.d
+	printf '%s\n' '# a comment' 'KERNEL=="sd*", IMPORT{builtin}="hwdb --subsystem=usb"' \
+		> bad/etc/udev/rules.d/50-bad.rules
+	if boot_make_initramfs bad.img "$itree" "$KVER" "$STOCK_MODULES initdev dm" "" \
+		--include "$PWD/bad/etc/udev/rules.d" /etc/udev/rules.d 2> /dev/null; then
+		atf_fail "dracut built an image with a rule initdev cannot run"
+	fi
+	grep -q "50-bad.rules:2: hwdb: not supported by initdev" bad.img.log ||
+		atf_fail "the build log does not name the line: $(grep initdev bad.img.log | tail -n 5)"
+}
+
 atf_init_test_cases() {
+	atf_add_test_case checks_image_rules
 	atf_add_test_case root_uuid_virtio_blk
 	atf_add_test_case root_label_gpt_virtio_scsi
 	atf_add_test_case root_partuuid_gpt_virtio_scsi

@@ -376,9 +376,9 @@ start_daemon() {
 	ID0="$(atf_get_srcdir)/../../initdev"
 	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	echo "$1" > cmdline
-	: > rules
-	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules"
+	mkdir udev-rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
 	pid=$(cat "$RUN/pid")
 	echo "$pid" > holder.pid
 }
@@ -480,11 +480,11 @@ handoff_under_burst_body() {
 	ID0="$(atf_get_srcdir)/../../initdev"
 	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	: > cmdline
-	: > rules
-	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline"
+	mkdir udev-rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
 	# every event takes 20 ms on one of two workers: a burst piles up
 	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
-		--rules "$PWD/rules" --workers 2 --test-delay-ms 20 2> daemon.log &
+		--workers 2 --test-delay-ms 20 2> daemon.log &
 	echo $! > holder.pid
 	i=0
 	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -532,7 +532,7 @@ holder_without_binary_body() {
 	ID0="$(atf_get_srcdir)/../../initdev"
 	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	: > cmdline
-	: > rules
+	mkdir udev-rules
 	cp "$ID0" initdev-copy
 	# a private mount namespace: its /proc can go without touching the host's.
 	# The daemon is started there, then /proc is unmounted and the binary
@@ -541,8 +541,8 @@ holder_without_binary_body() {
 	unshare -m --propagation private sh -c '
 		set -e
 		./initdev-copy --log-target stderr --dev "$PWD/dev" --run "$1" \
-			--cmdline "$PWD/cmdline" daemon --foreground --no-devtmpfs --no-coldplug \
-			--rules "$PWD/rules" 2> daemon.log &
+			--cmdline "$PWD/cmdline" --udev-rules "$PWD/udev-rules" daemon --foreground \
+			--no-devtmpfs --no-coldplug 2> daemon.log &
 		echo $! > holder.pid
 		i=0
 		while ! [ -S "$1/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
