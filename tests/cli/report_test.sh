@@ -12,9 +12,9 @@ setup_root() {
 	mkdir dev run
 	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	: > cmdline
-	: > rules
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline"
-	MEM="--no-devtmpfs --rules $PWD/rules --subtree /devices/virtual/mem"
+	mkdir udev-rules
+	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	MEM="--no-devtmpfs --subtree /devices/virtual/mem"
 	NMEM=$(ls /sys/devices/virtual/mem | wc -l)
 }
 
