@@ -90,6 +90,13 @@ static unsigned int worker_count(const struct engine *e)
 
 static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev);
 
+static void warm_worker(void *ctx, struct queue_worker *w)
+{
+	struct engine *e = ctx;
+
+	handler_set_workers_warm(&e->handlers, w->data);
+}
+
 /*
  * Threads start with the first event that needs one (a module to load):
  * a coldplug that only makes nodes never pays for them. Each worker has
@@ -245,6 +252,7 @@ int engine_start(struct engine *e)
 	if (r < 0)
 		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
 	e->queue_up = true;
+	e->queue.warm = warm_worker;
 	e->in_hand_max = 2 * (size_t)worker_count(e);
 	if (e->in_hand_max < ENGINE_IN_HAND_MIN)
 		e->in_hand_max = ENGINE_IN_HAND_MIN;
@@ -253,6 +261,9 @@ int engine_start(struct engine *e)
 	if (e->cmdline->has_root)
 		engine_await_root(e);
 	preload(e);
+	/* modules to load: a worker readies its libkmod context while the walk runs */
+	if (modload_has_modules(&e->handlers.modload))
+		(void)start_workers(e);
 	if (e->cfg.coldplug)
 		return begin_coldplug(e);
 	enter_phase(e, PHASE_SETTLING);

@@ -9,9 +9,12 @@
 #include "handlers/modload.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "util/escape.h"
 #include "handlers/kmod-dl.h"
@@ -433,10 +436,34 @@ static void worker_free(void *worker)
 	free(worker);
 }
 
+/* The worker's libkmod context, made before its first alias arrives. */
+static void worker_warm(void *worker)
+{
+	struct modload_worker *w = worker;
+
+	if (modload_has_modules(w->m))
+		(void)worker_ctx(w);
+}
+
+bool modload_has_modules(const struct modload *m)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+
+	if (m->modules_dir)
+		snprintf(path, sizeof(path), "%s/modules.dep.bin", m->modules_dir);
+	else if (uname(&u) == 0)
+		snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep.bin", u.release);
+	else
+		return false;
+	return access(path, R_OK) == 0;
+}
+
 const struct handler_ops modload_handler = {
 	.name = "modload",
 	.may_block = may_block,
 	.handle = handle,
 	.worker_new = worker_new,
 	.worker_free = worker_free,
+	.worker_warm = worker_warm,
 };

@@ -68,6 +68,9 @@ int modload_alias(struct modload_worker *w, const char *modalias);
 /* Load a module by name (rd.driver.pre). Same return as modload_alias. */
 int modload_name(struct modload_worker *w, const char *name);
 
+/* True if there is a module tree to load from (its modules.dep.bin). */
+bool modload_has_modules(const struct modload *m);
+
 /* rd.driver.pre: load names[0..n) by name, in order, on the calling thread. */
 void modload_preload(struct modload *m, char *const *names, size_t n);
 

@@ -162,3 +162,13 @@ void handler_set_workers_free(const struct handler_set *hs, void **workers)
 		workers[i] = NULL;
 	}
 }
+
+void handler_set_workers_warm(const struct handler_set *hs, void *const *workers)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+
+		if (h->ops->worker_warm && workers[i])
+			h->ops->worker_warm(workers[i]);
+	}
+}

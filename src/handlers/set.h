@@ -74,3 +74,5 @@ void handler_set_run(const struct handler_set *hs, void *const *workers,
 /* Per-worker state for each handler that keeps some: workers[HANDLERS_MAX]. */
 void handler_set_workers_new(const struct handler_set *hs, void **workers);
 void handler_set_workers_free(const struct handler_set *hs, void **workers);
+/* On a worker thread as it starts: each handler readies its state. */
+void handler_set_workers_warm(const struct handler_set *hs, void *const *workers);
