@@ -488,6 +488,21 @@ static void warn_tie(struct disk_links *l, const char *name, const struct device
 			log_tie(l, name, d, e->claimants[i]);
 }
 
+/*
+ * Once rules have weighed a device, its native names keep the rules'
+ * priority: a native update in between must not drop it for a moment (an
+ * md array's or a snapshot's by-uuid would flip to the other claimant).
+ */
+static int native_priority(struct disk_links *l, const char *devpath, int priority)
+{
+	char key[PATH_MAX];
+	const struct device *r;
+
+	snprintf(key, sizeof(key), "%s%s", devpath, RULES_SUFFIX);
+	r = map_get(&l->devices, key);
+	return r ? r->priority : priority;
+}
+
 static int update_locked(struct disk_links *l, const char *devpath,
 			 const struct disk_links_device_info *info, int priority,
 			 const char *const *names, size_t n, bool rules)
@@ -501,6 +516,8 @@ static int update_locked(struct disk_links *l, const char *devpath,
 	if (r < 0)
 		return r;
 	snprintf(key, sizeof(key), "%s%s", devpath, rules ? RULES_SUFFIX : "");
+	if (!rules)
+		priority = native_priority(l, devpath, priority);
 	d = device_get(l, key, info, priority);
 	if (d != NULL)
 		d->rules = rules;

@@ -123,13 +123,7 @@ static bool on_hotplug_bus(const char *devpath)
 	return false;
 }
 
-/*
- * Removable media, or a disk on a bus anyone can plug into: the sysfs
- * "removable" flag of the whole disk, or a USB, MMC, FireWire or memory
- * stick bus above it. Such a disk never takes a persistent name from one
- * that is not (disk-links.h). Unknown counts as not removable.
- */
-static bool disk_removable(const char *sysfs, const char *devpath, bool partition)
+bool disk_removable(const char *sysfs, const char *devpath, bool partition)
 {
 	char path[PATH_MAX], flag = '0';
 	size_t len = strlen(devpath);

@@ -46,5 +46,13 @@ void disk_handle(struct disk_ctx *c, const struct uevent *ev);
 size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 		       const struct probe_result *p, char names[][LINK_NAME_MAX]);
 
+/*
+ * Removable media, or a disk on a bus anyone can plug into: the sysfs
+ * "removable" flag of the whole disk, or a USB, MMC, FireWire or memory
+ * stick bus above it. Such a disk never takes a persistent name from one
+ * that is not (disk-links.h). Unknown counts as not removable.
+ */
+bool disk_removable(const char *sysfs, const char *devpath, bool partition);
+
 /* True for the kernel names 60-persistent-storage.rules handles. */
 bool disk_is_storage(const char *sysname);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "handlers/disk.h"
 #include "rules/builtins.h"
 #include "util/escape.h"
 
@@ -255,6 +256,10 @@ static void apply_links(struct call *c, const struct uevent *ev, struct rules_ev
 				"below /dev)",
 				ev->devpath);
 	}
+	/* a name can be contested: a USB stick's rules links tie like its native ones */
+	if (n > 0)
+		info.removable = disk_removable(c->h->sysfs, ev->devpath,
+						ev->devtype && strcmp(ev->devtype, "partition") == 0);
 	(void)disk_links_update_rules(c->h->links, ev->devpath, &info, re->link_priority, names, n);
 }
 

@@ -33,8 +33,8 @@ static void require_root(void)
 		atf_tc_skip("needs root (mknod)");
 }
 
-/* A scratch sysfs and /dev; the engine is set up but not started. */
-static void fx_init(struct fx *f, bool coldplug)
+/* A scratch sysfs and /dev, udev rules from rules_dir; the engine is set up but not started. */
+static void fx_init_rules(struct fx *f, bool coldplug, const char *rules_dir)
 {
 	memset(f, 0, sizeof(*f));
 	fs_mkdir_p("sys/kernel");
@@ -43,12 +43,17 @@ static void fx_init(struct fx *f, bool coldplug)
 	fs_mkdir_p("modules");
 	cmdline_init(&f->cmdline);
 	log_init(&f->log, LOG_TARGET_STDERR, LOG_DEBUG);
-	f->cfg = (struct engine_config){ .sysfs = "sys", .dev = "dev", .rules_dirs = { "no-rules" },
+	f->cfg = (struct engine_config){ .sysfs = "sys", .dev = "dev", .rules_dirs = { rules_dir },
 					 .nrules_dirs = 1,
 					 .modules_dir = "modules", .coldplug = coldplug,
 					 .no_devtmpfs = true, .workers = 3 };
 	f->seqnum = 1000;
 	engine_init(&f->e, &f->cfg, &f->cmdline, &f->log);
+}
+
+static void fx_init(struct fx *f, bool coldplug)
+{
+	fx_init_rules(f, coldplug, "no-rules");
 }
 
 static void fx_fini(struct fx *f)
@@ -339,6 +344,37 @@ ATF_TC_BODY(events_lost_rescans, tc)
 	fx_fini(&f);
 }
 
+/*
+ * A name only rules give (SYMLINK) is contested like a native one: a USB
+ * disk that claimed it first loses it to an internal disk at the same
+ * priority (trust-model.md, "Cloned UUIDs").
+ */
+ATF_TC_WITHOUT_HEAD(rules_link_removable_loses);
+ATF_TC_BODY(rules_link_removable_loses, tc)
+{
+	struct fx f;
+	char to[64] = "";
+
+	require_root();
+	fs_mkdir_p("rules");
+	fs_write_file("rules/50-shared.rules", "SUBSYSTEM==\"block\", SYMLINK+=\"shared\"\n");
+	fx_init_rules(&f, false, "rules");
+	ATF_REQUIRE_EQ(engine_start(&f.e), 0);
+	feed(&f, "add", "/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/host6/target6:0:0/"
+	     "6:0:0:0/block/sdx", "block", "DEVNAME=sdx", "DEVTYPE=disk", "MAJOR=8", "MINOR=240",
+	     NULL);
+	settle(&f);
+	ATF_REQUIRE(readlink("dev/shared", to, sizeof(to) - 1) > 0);
+	ATF_CHECK_STREQ(to, "sdx");
+	memset(to, 0, sizeof(to));
+	feed(&f, "add", "/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sdw",
+	     "block", "DEVNAME=sdw", "DEVTYPE=disk", "MAJOR=8", "MINOR=224", NULL);
+	settle(&f);
+	ATF_REQUIRE(readlink("dev/shared", to, sizeof(to) - 1) > 0);
+	ATF_CHECK_STREQ(to, "sdw");
+	fx_fini(&f);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, settles_when_idle);
@@ -347,5 +383,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, related_events_in_order);
 	ATF_TP_ADD_TC(tp, handler_failure_goes_on);
 	ATF_TP_ADD_TC(tp, events_lost_rescans);
+	ATF_TP_ADD_TC(tp, rules_link_removable_loses);
 	return atf_no_error();
 }

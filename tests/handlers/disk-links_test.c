@@ -281,6 +281,32 @@ ATF_TC_BODY(conflict_priority, tc)
 }
 
 /*
+ * A priority the rules gave (an md array's 100) stays through the device's
+ * next native update, which passes 0: the name never flips to the member.
+ */
+ATF_TC_WITHOUT_HEAD(rules_priority_kept);
+ATF_TC_BODY(rules_priority_kept, tc)
+{
+	struct disk_links_device_info info = info_for("md0");
+	struct fx f;
+
+	fx_init(&f);
+	make_node("sda1");
+	make_node("md0");
+	ATF_REQUIRE_EQ(upd(&f, "/devices/sda/sda1", "sda1", 0, "by-uuid/u", NULL), 0);
+	ATF_REQUIRE_EQ(upd(&f, "/devices/virtual/block/md0", "md0", 0, "by-uuid/u", NULL), 0);
+	ATF_CHECK_STREQ(link_of("by-uuid/u"), "../../sda1");
+	ATF_REQUIRE_EQ(disk_links_update_rules(&f.l, "/devices/virtual/block/md0", &info, 100,
+					       NULL, 0), 0);
+	ATF_CHECK_STREQ(link_of("by-uuid/u"), "../../md0");
+	/* its next event: the disk handler updates its native names at 0 */
+	ATF_REQUIRE_EQ(upd(&f, "/devices/virtual/block/md0", "md0", 0, "by-uuid/u", NULL), 0);
+	ATF_CHECK_STREQ(link_of("by-uuid/u"), "../../md0");
+	ATF_CHECK_EQ(stats(&f).errors, 0);
+	fx_fini(&f);
+}
+
+/*
  * Equal priority: the device that claimed the name first keeps it, whatever
  * the devpaths (a lower devpath used to win: a USB controller's devpath sorts
  * before SATA's and NVMe's). The tie is logged, naming both.
@@ -831,6 +857,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, claim_release);
 	ATF_TP_ADD_TC(tp, conflict_priority);
+	ATF_TP_ADD_TC(tp, rules_priority_kept);
 	ATF_TP_ADD_TC(tp, conflict_first_claim);
 	ATF_TP_ADD_TC(tp, conflict_removable);
 	ATF_TP_ADD_TC(tp, move_on_change);
