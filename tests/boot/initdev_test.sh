@@ -583,6 +583,15 @@ checks_image_rules_body() {
 	fi
 	grep -q "50-bad.rules:2: hwdb: not supported by initdev" bad.img.log ||
 		atf_fail "the build log does not name the line: $(grep initdev bad.img.log | tail -n 5)"
+	# the same file masked in /etc (a link to /dev/null), as the daemon reads it: no error
+	mkdir -p masked/usr/lib/udev/rules.d masked/etc/udev/rules.d
+	cp bad/etc/udev/rules.d/50-bad.rules masked/usr/lib/udev/rules.d/
+	ln -s /dev/null masked/etc/udev/rules.d/50-bad.rules
+	boot_make_initramfs masked.img "$itree" "$KVER" "$STOCK_MODULES initdev dm" "" \
+		--include "$PWD/masked" / 2> /dev/null ||
+		atf_fail "a masked rules file failed the build: $(grep initdev masked.img.log | tail -n 5)"
+	cpio -itv < masked.img 2> /dev/null | grep -q 'etc/udev/rules.d/50-bad.rules -> /dev/null' ||
+		atf_fail "the mask is not in the image (the test did not test masking)"
 }
 
 atf_init_test_cases() {
