@@ -63,6 +63,19 @@ static int parse(struct daemon *d, int argc, char **argv)
 	return r;
 }
 
+/* No --timeout: rd.initdev.timeout, else the default. */
+static int default_timeout(struct cli *cli)
+{
+	struct cmdline c;
+	int t;
+
+	cmdline_init(&c);
+	(void)cmdline_load(&c, cli->cmdline, NULL); /* the daemon run says what is wrong */
+	t = c.timeout_sec >= 0 ? c.timeout_sec : DEFAULT_COLDPLUG_TIMEOUT;
+	cmdline_free(&c);
+	return t;
+}
+
 int cmd_wait(struct cli *cli, int argc, char **argv)
 {
 	struct daemon *d = malloc(sizeof(*d));
@@ -80,7 +93,7 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 	}
 	d->until_found = d->wait_name;
 	if (d->timeout_sec < 0)
-		d->timeout_sec = DEFAULT_COLDPLUG_TIMEOUT;
+		d->timeout_sec = default_timeout(cli);
 	r = wait_with_daemon(d);
 	if (r < 0) /* no daemon: run the engine here until the device is there */
 		r = daemon_run(d);

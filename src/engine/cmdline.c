@@ -383,6 +383,8 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len,
 		r = apply_word(&p, &w);
 		i += wl;
 	}
+	if (cut)
+		c->text[i] = '\0'; /* IMPORT{cmdline} must not see the cut word either */
 	if (log != NULL && p.suppressed > 0)
 		log_msg(log, LOG_WARNING, "%u more warnings about the kernel command line suppressed",
 			p.suppressed);

@@ -177,6 +177,23 @@ hostile_cmdline_body() {
 }
 hostile_cmdline_cleanup() { cleanup_root; }
 
+atf_test_case wait_cmdline_timeout cleanup
+wait_cmdline_timeout_head() {
+	atf_set descr "initdev wait without --timeout gives up after rd.initdev.timeout, with and without a daemon"
+	atf_set require.user root
+}
+wait_cmdline_timeout_body() {
+	setup_root
+	echo 'rd.initdev.timeout=2' > cmdline
+	# without a daemon: the engine runs here (coldplug limited to mem)
+	atf_check -s exit:1 -e match:'LABEL=none' timeout 60 $ID wait --no-devtmpfs \
+		--subtree /devices/virtual/mem LABEL=none
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	atf_check -s exit:1 -e match:'LABEL=none' timeout 60 $ID wait LABEL=none
+	atf_check -s exit:0 $ID exit
+}
+wait_cmdline_timeout_cleanup() { cleanup_root; }
+
 atf_test_case already_running cleanup
 already_running_head() {
 	atf_set descr "a second daemon on the same run directory refuses to start"
@@ -289,5 +306,6 @@ atf_init_test_cases() {
 	atf_add_test_case control_refuses_non_root
 	atf_add_test_case hostile_cmdline
 	atf_add_test_case already_running
+	atf_add_test_case wait_cmdline_timeout
 	atf_add_test_case refuses_beside_udevd
 }

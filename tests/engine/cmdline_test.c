@@ -539,6 +539,9 @@ ATF_TC_BODY(size_bound, tc)
 	ATF_CHECK(!c.debug);
 	ATF_CHECK(strstr(capture_read(&cap), "longer than 4096 bytes") != NULL);
 	ATF_CHECK(strstr(cap.text, "rd.initdev.timeout") == NULL);
+	/* the text IMPORT{cmdline} reads ends before the cut word too */
+	ATF_CHECK_MSG(strstr(c.text, "rd.initdev.timeout") == NULL, "the cut word is in the text");
+	ATF_CHECK(strstr(c.text, inside) != NULL);
 	cmdline_free(&c);
 	capture_close(&cap);
 	free(text);
