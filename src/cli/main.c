@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* initdev: parse global options, pick the subcommand, run it. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "handoff/handoff.h"
@@ -124,6 +126,22 @@ static int run_as_udev(struct cli *cli, int argc, char **argv)
 	return r;
 }
 
+/*
+ * Started with stdin, stdout or stderr closed (an init may do that), the
+ * next socket or pipe would land on 0-2 and a child's dup2() onto it would
+ * keep its close-on-exec flag: fill them with /dev/null first.
+ */
+static void stdio_fill(void)
+{
+	int fd;
+
+	do
+		fd = open("/dev/null", O_RDWR | O_NOCTTY);
+	while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { .sysfs = "/sys", .dev = "/dev", .run = "/run/initdev",
@@ -131,6 +149,7 @@ int main(int argc, char **argv)
 	enum log_target target = LOG_TARGET_AUTO;
 	int r;
 
+	stdio_fill();
 	/* the holder that keeps the uevent socket across switch_root */
 	if (argc > 0 && strcmp(argv[0], HANDOFF_HOLDER_ARGV0) == 0)
 		return cmd_holder(argc, argv);
