@@ -150,6 +150,11 @@ void server_serve(struct daemon *d, struct client *c)
 		return;
 	}
 	n = control_recv(c->fd, req, sizeof(req), 0);
+	if (n == -EMSGSIZE) {
+		log_msg(&d->cli->log, LOG_WARNING, "control: a request longer than %zu bytes refused",
+			sizeof(req) - 1);
+		(void)control_send(c->fd, "ERR request too long");
+	}
 	if (n < 0) {
 		if (n != -ETIMEDOUT && n != -EAGAIN)
 			drop_client(c);

@@ -126,11 +126,14 @@ int control_recv(int fd, char *buf, size_t size, int timeout_ms)
 		return -errno;
 	if (r == 0)
 		return -ETIMEDOUT;
-	n = recv(fd, buf, size - 1, MSG_DONTWAIT);
+	/* MSG_TRUNC: the message's real length, so a cut one is refused, not acted on */
+	n = recv(fd, buf, size - 1, MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0)
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
+	if ((size_t)n > size - 1)
+		return -EMSGSIZE;
 	buf[n] = '\0';
 	return (int)n;
 }

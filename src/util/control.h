@@ -32,7 +32,8 @@ int control_connect(const char *run_dir);
 int control_send(int fd, const char *msg);
 
 /* Receive one message (NUL-terminated). timeout_ms < 0 waits forever.
- * Returns its length, -ETIMEDOUT, -ECONNRESET on EOF, or -errno. */
+ * Returns its length, -ETIMEDOUT, -ECONNRESET on EOF, -EMSGSIZE if it did
+ * not fit in size - 1 bytes (it is consumed), or -errno. */
 int control_recv(int fd, char *buf, size_t size, int timeout_ms);
 
 /*

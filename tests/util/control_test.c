@@ -26,7 +26,7 @@ ATF_TC_BODY(run_dir_private, tc)
 ATF_TC_WITHOUT_HEAD(root_peer_served);
 ATF_TC_BODY(root_peer_served, tc)
 {
-	char buf[64];
+	char buf[64], big[sizeof(buf) + 1];
 	uid_t uid = 1;
 	int lfd = control_listen("run"), c, s;
 
@@ -39,6 +39,14 @@ ATF_TC_BODY(root_peer_served, tc)
 	ATF_REQUIRE_EQ(control_send(c, "ping"), 0);
 	ATF_REQUIRE_EQ(control_recv(s, buf, sizeof(buf), 1000), 4);
 	ATF_CHECK_STREQ(buf, "ping");
+	/* one byte too long for the buffer: refused whole, never acted on cut */
+	memset(big, 'x', sizeof(buf));
+	big[sizeof(buf)] = '\0';
+	ATF_REQUIRE_EQ(control_send(c, big), 0);
+	ATF_CHECK_EQ(control_recv(s, buf, sizeof(buf), 1000), -EMSGSIZE);
+	big[sizeof(buf) - 1] = '\0'; /* exactly fits */
+	ATF_REQUIRE_EQ(control_send(c, big), 0);
+	ATF_CHECK_EQ(control_recv(s, buf, sizeof(buf), 1000), (int)sizeof(buf) - 1);
 	ATF_CHECK_EQ(control_recv(s, buf, sizeof(buf), 10), -ETIMEDOUT);
 	close(c);
 	ATF_CHECK_EQ(control_recv(s, buf, sizeof(buf), 1000), -ECONNRESET);
