@@ -2,15 +2,12 @@
 #include "handlers/blkid-dl.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 
 #include "util/dl.h"
 
-/* Written once under pthread_once, read-only afterwards. */
+/* Written once by dl_load, read-only afterwards. */
 static struct blkid_api api;
-static int load_result = -ENOENT;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define SYM(field, name) DL_SYM(struct blkid_api, field, name)
 static const struct dl_sym syms[] = {
@@ -32,15 +29,11 @@ static const struct dl_sym syms[] = {
 	SYM(safe_string, "blkid_safe_string"),
 };
 
-static void load(void)
-{
-	load_result = dl_fill("libblkid.so.1", syms, sizeof(syms) / sizeof(syms[0]), &api);
-}
+static struct dl_lib lib = DL_LIB("libblkid.so.1", syms, &api);
 
 int blkid_dl_load(void)
 {
-	pthread_once(&once, load);
-	return load_result;
+	return dl_load(&lib);
 }
 
 const struct blkid_api *blkid_dl(void)

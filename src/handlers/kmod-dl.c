@@ -2,15 +2,12 @@
 #include "handlers/kmod-dl.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 
 #include "util/dl.h"
 
-/* Written once under pthread_once, read-only afterwards. */
+/* Written once by dl_load, read-only afterwards. */
 static struct kmod_api api;
-static int load_result = -ENOENT;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define SYM(field, name) DL_SYM(struct kmod_api, field, name)
 static const struct dl_sym syms[] = {
@@ -32,15 +29,11 @@ static const struct dl_sym syms[] = {
 	SYM(list_next, "kmod_list_next"),
 };
 
-static void load(void)
-{
-	load_result = dl_fill("libkmod.so.2", syms, sizeof(syms) / sizeof(syms[0]), &api);
-}
+static struct dl_lib lib = DL_LIB("libkmod.so.2", syms, &api);
 
 int kmod_dl_load(void)
 {
-	pthread_once(&once, load);
-	return load_result;
+	return dl_load(&lib);
 }
 
 const struct kmod_api *kmod_dl(void)

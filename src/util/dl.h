@@ -6,6 +6,9 @@
  */
 #pragma once
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct dl_sym {
@@ -15,9 +18,24 @@ struct dl_sym {
 
 #define DL_SYM(type, field, name) { name, offsetof(type, field) }
 
+/* One library: where its symbols go, and whether it was tried. */
+struct dl_lib {
+	const char *soname;
+	const struct dl_sym *syms;
+	size_t nsyms;
+	void *table;
+	pthread_mutex_t lock; /* guards the first load */
+	bool tried;
+	int result;
+};
+
+#define DL_LIB(soname, syms, table) \
+	{ (soname), (syms), sizeof(syms) / sizeof((syms)[0]), (table), PTHREAD_MUTEX_INITIALIZER, false, -ENOENT }
+
 /*
- * dlopen lib (RTLD_NOW | RTLD_LOCAL) and store each symbol in table.
- * 0, or -ENOENT if the library or a symbol is missing (no call may then
- * go through the table). Not thread-safe: call it under pthread_once.
+ * On the first call, dlopen the library (RTLD_NOW | RTLD_LOCAL) and store
+ * each symbol in its table. Thread-safe. 0, or -ENOENT if the library or a
+ * symbol is missing (the library is then closed again, and no call may go
+ * through the table); later calls return the same.
  */
-int dl_fill(const char *lib, const struct dl_sym *syms, size_t n, void *table);
+int dl_load(struct dl_lib *lib);
