@@ -221,10 +221,10 @@ int coldplug_run_begin(struct coldplug_run *r, const char *const *subtrees, unsi
 		return e;
 	r->next = 0;
 	r->active = true;
-	r->nroot = 0;
+	r->root_left = 0;
 	/* the root path sorts first; with subtrees, each list's head */
 	for (size_t i = 0; i < r->list.n; i++)
-		r->nroot += r->list.dev[i].priority == COLDPLUG_PRIO_ROOT;
+		r->root_left += r->list.dev[i].priority == COLDPLUG_PRIO_ROOT;
 	log_msg(r->log, LOG_INFO, "coldplug: %zu devices to trigger%s", r->list.n,
 		r->root_first ? ", root path first" : "");
 	return 0;
@@ -286,8 +286,12 @@ bool coldplug_run_step(struct coldplug_run *r, struct settle *s)
 
 	if (!coldplug_run_ready(r, s))
 		return false;
-	for (size_t n = 0; n < limit && r->next < r->list.n; n++)
-		trigger_one(r, s, &r->list.dev[r->next++]);
+	for (size_t n = 0; n < limit && r->next < r->list.n; n++) {
+		const struct coldplug_device *d = &r->list.dev[r->next++];
+
+		r->root_left -= d->priority == COLDPLUG_PRIO_ROOT;
+		trigger_one(r, s, d);
+	}
 	if (r->next < r->list.n)
 		return false;
 	r->active = false;
@@ -312,10 +316,5 @@ size_t coldplug_run_left(const struct coldplug_run *r)
 
 size_t coldplug_run_root_left(const struct coldplug_run *r)
 {
-	size_t root = 0;
-
-	/* subtrees' lists are appended: count what is left, not just the head */
-	for (size_t i = r->next; r->active && i < r->list.n; i++)
-		root += r->list.dev[i].priority == COLDPLUG_PRIO_ROOT;
-	return root;
+	return r->active ? r->root_left : 0;
 }

@@ -47,7 +47,7 @@ struct coldplug_run {
 	bool active;
 	bool unpaced;              /* test seam: write everything in one step */
 	bool root_first;           /* rank the root path first (rank.h); set before begin */
-	size_t nroot;              /* root-path devices at the head of the list */
+	size_t root_left;          /* root-path devices not yet triggered */
 	struct coldplug_uuids uuids;
 	bool synth_ok;             /* the kernel takes "add UUID" (4.13+) */
 	bool synth_proven;         /* at least one UUID write succeeded */

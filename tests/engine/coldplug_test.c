@@ -142,6 +142,34 @@ ATF_TC_BODY(run_paced, tc)
 	settle_fini(&s);
 }
 
+/* Root-path triggers left: all at the start, none once their batch is written. */
+ATF_TC_WITHOUT_HEAD(run_root_left);
+ATF_TC_BODY(run_root_left, tc)
+{
+	struct coldplug_run r;
+	struct logger log;
+	struct settle s;
+
+	make_devices(100);
+	/* a virtio-blk controller (class 01: storage) and its disk */
+	fs_mkdev(FS_PCI "/0000:00:04.0", "bus/pci");
+	fs_write_file("sys" FS_PCI "/0000:00:04.0/modalias",
+		      "pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00\n");
+	fs_mkdev(FS_PCI "/0000:00:04.0/virtio1/block/vda", "class/block");
+	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
+	settle_init(&s);
+	coldplug_run_init(&r, "sys", false, &log);
+	r.root_first = true;
+	ATF_CHECK_EQ(coldplug_run_root_left(&r), 0); /* not begun */
+	ATF_REQUIRE_EQ(coldplug_run_begin(&r, NULL, 0), 0);
+	ATF_CHECK_EQ(coldplug_run_root_left(&r), 2);
+	ATF_CHECK(!coldplug_run_step(&r, &s));
+	ATF_CHECK_EQ(coldplug_run_root_left(&r), 0);
+	ATF_CHECK(coldplug_run_left(&r) > 0);
+	coldplug_run_fini(&r);
+	settle_fini(&s);
+}
+
 /* More than two batches without replies: no further triggers until replies come. */
 ATF_TC_WITHOUT_HEAD(run_waits_for_replies);
 ATF_TC_BODY(run_waits_for_replies, tc)
@@ -218,6 +246,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, trigger_errors);
 	ATF_TP_ADD_TC(tp, uuid_format);
 	ATF_TP_ADD_TC(tp, run_paced);
+	ATF_TP_ADD_TC(tp, run_root_left);
 	ATF_TP_ADD_TC(tp, run_waits_for_replies);
 	ATF_TP_ADD_TC(tp, run_slow_down);
 	ATF_TP_ADD_TC(tp, run_write_errors);
