@@ -458,6 +458,20 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 	return failed;
 }
 
+/*
+ * udev runs a relative program from its helper directory (path_join, nothing
+ * refused): here it must stay there (no ".." component) and its path must fit.
+ */
+static int helper_path(const char *libexec, const char *name, char *out, size_t size)
+{
+	for (const char *p = name; *p; p += strcspn(p, "/"), p += strspn(p, "/"))
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+			return -EPERM;
+	if ((size_t)snprintf(out, size, "%s/%s", libexec, name) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, bool *truncated,
 	     bool accept_failure)
 {
@@ -479,8 +493,15 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 		return r < 0 ? r : -EINVAL;
 	}
 	if (argv[0][0] != '/') {
-		snprintf(prog, sizeof(prog), "%s/%s",
-			 s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev", argv[0]);
+		const char *dir = s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev";
+
+		r = helper_path(dir, argv[0], prog, sizeof(prog));
+		if (r < 0) {
+			ev_log(s, LOG_ERR, "'%s' refused: %s", cmd,
+			       r == -EPERM ? "a relative program name must not contain '..'"
+					   : "the program's path is too long");
+			return r;
+		}
 		argv[0] = prog;
 	}
 	env = make_env(&s->ev->props);

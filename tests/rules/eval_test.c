@@ -265,6 +265,35 @@ ATF_TC_BODY(program_result, tc)
 	world_fini(&w);
 }
 
+/* A relative program is looked up in libexec and must stay there; a cut path is never run. */
+ATF_TC_WITHOUT_HEAD(relative_programs);
+ATF_TC_BODY(relative_programs, tc)
+{
+	static char text[4096];
+	char dots[1100] = "";
+	struct world w;
+
+	/* "/bin/" + dots + "true" is exactly what fits in RULES_PATH_MAX - 1 */
+	for (size_t n = strlen("/bin/") + strlen("true"); n + 2 <= RULES_PATH_MAX - 1; n += 2)
+		strcat(dots, "./");
+	snprintf(text, sizeof(text),
+		 "PROGRAM==\"true\", ENV{BARE}=\"1\"\n"
+		 "PROGRAM==\"./true\", ENV{DOT}=\"1\"\n"
+		 "PROGRAM==\"../../../../../../../../../../bin/true\", ENV{UP}=\"1\"\n"
+		 "PROGRAM==\"x/../true\", ENV{UP2}=\"1\"\n"
+		 "PROGRAM==\"%strue-is-cut-here\", ENV{CUT}=\"1\"\n",
+		 dots);
+	world_init(&w, text);
+	w.ctx.libexec = "/bin";
+	event(&w, "add", VDA);
+	CHECK_PROP(&w, "BARE", "1");
+	CHECK_PROP(&w, "DOT", "1");
+	CHECK_NOPROP(&w, "UP");
+	CHECK_NOPROP(&w, "UP2");
+	CHECK_NOPROP(&w, "CUT");
+	world_fini(&w);
+}
+
 ATF_TC_WITHOUT_HEAD(imports);
 ATF_TC_BODY(imports, tc)
 {
@@ -623,6 +652,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, parent_keys);
 	ATF_TP_ADD_TC(tp, substitutions);
 	ATF_TP_ADD_TC(tp, program_result);
+	ATF_TP_ADD_TC(tp, relative_programs);
 	ATF_TP_ADD_TC(tp, imports);
 	ATF_TP_ADD_TC(tp, test_key);
 	ATF_TP_ADD_TC(tp, goto_label);
