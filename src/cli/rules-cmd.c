@@ -178,15 +178,16 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 	static char names[DISK_NAMES_MAX][LINK_NAME_MAX];
 	static struct uevent ev;
 	struct probe_result p;
+	const char *name = rules_devname_rel(re->devname);
 	char path[PATH_MAX];
 	bool probed = false;
 	size_t n;
 	int fd, r = 0;
 
-	if (strcmp(re->subsystem, "block") != 0 || !re->devname[0] || re->remove ||
+	if (strcmp(re->subsystem, "block") != 0 || !name || re->remove ||
 	    make_uevent(env, &ev) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s%s", cli->dev, re->devname + 4);
+	snprintf(path, sizeof(path), "%s/%s", cli->dev, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd >= 0) {
 		probed = probe_fd(fd, &p) == 0;

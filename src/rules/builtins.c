@@ -45,15 +45,16 @@ int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 
 static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
 {
+	const char *name = rules_devname_rel(ev->devname);
 	char path[RULES_PATH_MAX];
 	struct probe_result p;
 	int fd, r;
 
-	if (!ev->devname[0])
+	if (!name)
 		return -ENODEV;
 	if (b->probed && b->probed(b->probed_u, ev->devpath, &p))
 		return rules_blkid_props(ev, &p);
-	if ((size_t)snprintf(path, sizeof(path), "%s%s", b->dev, ev->devname + 4) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", b->dev, name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0)

@@ -54,19 +54,20 @@ static int take_identity(struct rules_event *ev)
 	return 0;
 }
 
-/* DEVNAME as udev shows it: "/dev/NAME". */
+/* DEVNAME as udev shows it: "/dev/NAME", never a name outside /dev. */
 static int absolute_devname(struct rules_event *ev)
 {
 	const char *dn = props_get(&ev->props, "DEVNAME");
 
 	if (!dn || !*dn)
 		return 0;
-	if (dn[0] == '/')
-		return copy_field(ev->devname, sizeof(ev->devname), dn);
-	if ((size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >=
-	    sizeof(ev->devname))
+	if (dn[0] == '/' ? copy_field(ev->devname, sizeof(ev->devname), dn) < 0
+			 : (size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >=
+				   sizeof(ev->devname))
 		return -EINVAL;
-	return props_set(&ev->props, "DEVNAME", ev->devname, false);
+	if (!rules_devname_rel(ev->devname))
+		return -EINVAL;
+	return dn[0] == '/' ? 0 : props_set(&ev->props, "DEVNAME", ev->devname, false);
 }
 
 static int join_old(struct rules_event *ev, const struct rules_record *old)
@@ -216,6 +217,11 @@ void rules_record_free(struct rules_record *rec)
 	props_clear(&rec->props);
 	strv_clear(&rec->tags);
 	strv_clear(&rec->links);
+}
+
+const char *rules_devname_rel(const char *devname)
+{
+	return strncmp(devname, "/dev/", 5) == 0 && rules_link_valid(devname) ? devname + 5 : NULL;
 }
 
 bool rules_link_valid(const char *name)

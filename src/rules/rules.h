@@ -347,3 +347,6 @@ void rules_record_free(struct rules_record *rec);
 
 /* A SYMLINK name (relative to /dev) initdev may create: normalized, inside /dev. */
 bool rules_link_valid(const char *name);
+
+/* For "/dev/NAME" with NAME a valid name inside /dev: NAME. Otherwise NULL. */
+const char *rules_devname_rel(const char *devname);

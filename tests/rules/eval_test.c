@@ -294,6 +294,48 @@ ATF_TC_BODY(relative_programs, tc)
 	world_fini(&w);
 }
 
+static int event_with_devname(struct world *w, const char *devpath, const char *devname)
+{
+	char d[512], n[512];
+	const char *env[] = { "ACTION=add", d, "SUBSYSTEM=block", "MAJOR=254", "MINOR=0", n };
+
+	snprintf(d, sizeof(d), "DEVPATH=%s", devpath);
+	snprintf(n, sizeof(n), "DEVNAME=%s", devname);
+	return rules_event_init(&w->ev, env, sizeof(env) / sizeof(env[0]), NULL);
+}
+
+/* An absolute DEVNAME counts only as "/dev/" and a name inside /dev, from the event or sysfs. */
+ATF_TC_WITHOUT_HEAD(devname_below_dev);
+ATF_TC_BODY(devname_below_dev, tc)
+{
+	static const char *const bad[] = { "/x", "/dev/", "/dev", "/devx", "/dev/../etc/shadow",
+					   "../x", "a/../../x", "/dev//x" };
+	struct world w;
+
+	world_init(&w, "ENV{P}=\"[%P]\", ENV{N}=\"[%N]\", ENV{K}=\"[$name]\"\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_EQ_MSG(event_with_devname(&w, VDA, bad[i]), -EINVAL, "DEVNAME=%s",
+				 bad[i]);
+	ATF_REQUIRE_EQ(event_with_devname(&w, VDA, "/dev/vda"), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+	CHECK_PROP(&w, "N", "[/dev/vda]");
+	CHECK_PROP(&w, "K", "[vda]");
+	rules_event_free(&w.ev);
+	ATF_REQUIRE_EQ(event_with_devname(&w, VDA1, "vda1"), 0);
+	CHECK_PROP(&w, "DEVNAME", "/dev/vda1");
+	rules_event_free(&w.ev);
+	/* a parent whose uevent file names a node outside /dev has none for %P */
+	for (size_t i = 0; i < 2; i++) {
+		fx_text(ROOT, VDA "/uevent", i ? "MAJOR=254\nMINOR=0\nDEVNAME=/x\n"
+					       : "MAJOR=254\nMINOR=0\nDEVNAME=/dev/../../etc\n");
+		ATF_REQUIRE_EQ(event_with_devname(&w, VDA1, "vda1"), 0);
+		ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+		CHECK_PROP(&w, "P", "[]");
+		rules_event_free(&w.ev);
+	}
+	world_fini(&w);
+}
+
 ATF_TC_WITHOUT_HEAD(imports);
 ATF_TC_BODY(imports, tc)
 {
@@ -653,6 +695,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, substitutions);
 	ATF_TP_ADD_TC(tp, program_result);
 	ATF_TP_ADD_TC(tp, relative_programs);
+	ATF_TP_ADD_TC(tp, devname_below_dev);
 	ATF_TP_ADD_TC(tp, imports);
 	ATF_TP_ADD_TC(tp, test_key);
 	ATF_TP_ADD_TC(tp, goto_label);
