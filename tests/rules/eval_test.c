@@ -8,6 +8,7 @@
 #include <atf-c.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,6 +334,51 @@ ATF_TC_BODY(devname_below_dev, tc)
 		CHECK_PROP(&w, "P", "[]");
 		rules_event_free(&w.ev);
 	}
+	world_fini(&w);
+}
+
+/* Event, file and program text in log lines is escaped: a newline cannot start a line. */
+ATF_TC_WITHOUT_HEAD(log_lines_escaped);
+ATF_TC_BODY(log_lines_escaped, tc)
+{
+	static const char text[] = "TAG+=\"$env{X}\"\n"
+				   "OWNER=\"$env{X}\", GROUP=\"$env{X}\", MODE=\"$env{X}\"\n"
+				   "PROGRAM==\"/nonexistent/$env{X}\"\n"
+				   "IMPORT{file}=\"/nonexistent/$env{X}\"\n"
+				   "IMPORT{builtin}=\"hwdb $env{X}\"\n"
+				   "ATTR{size}=\"$env{X}\"\n"
+				   "RUN+=\"/bin/sh -c 'exit 3' $env{X}\"\n";
+	const char *env[] = { "ACTION=add", "DEVPATH=" VDA, "SUBSYSTEM=block", "MAJOR=254",
+			      "MINOR=0", "DEVNAME=vda", "X=x\nFORGED: y" };
+	struct logger log = { .max_level = LOG_DEBUG, .ident = "t", .echo_fd = -1 };
+	char line[2048];
+	unsigned int lines = 0;
+	struct world w;
+	FILE *f;
+
+	world_init(&w, "");
+	log.fd = open("log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ATF_REQUIRE(log.fd >= 0);
+	w.ctx.log = &log;
+	ATF_REQUIRE_EQ(rules_parse_text(&w.r, "evil\nFORGED.rules", text, strlen(text)), 0);
+	ATF_REQUIRE_EQ(rules_event_init(&w.ev, env, sizeof(env) / sizeof(env[0]), NULL), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+	ATF_CHECK_EQ(rules_run_list(&w.ctx, &w.ev), 1);
+	close(log.fd);
+	f = fopen("log", "r");
+	ATF_REQUIRE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		ATF_CHECK_MSG(strncmp(line, "t: vda: ", 8) == 0, "a line that is not ours: %s", line);
+		/* RUN lines are logged without their rules line */
+		ATF_CHECK_MSG(strncmp(line + 8, "evil\\x0aFORGED.rules:", 21) == 0 ||
+				      strncmp(line + 8, "'/bin/sh", 8) == 0,
+			      "file name: %s", line);
+		ATF_CHECK_MSG(strstr(line, "x\\x0aFORGED: y") != NULL, "unescaped: %s", line);
+	}
+	fclose(f);
+	/* tag, owner, group, mode, program, builtin, attribute, RUN (a missing file is quiet) */
+	ATF_CHECK_EQ_MSG(lines, 8, "%u log lines", lines);
 	world_fini(&w);
 }
 
@@ -696,6 +742,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, program_result);
 	ATF_TP_ADD_TC(tp, relative_programs);
 	ATF_TP_ADD_TC(tp, devname_below_dev);
+	ATF_TP_ADD_TC(tp, log_lines_escaped);
 	ATF_TP_ADD_TC(tp, imports);
 	ATF_TP_ADD_TC(tp, test_key);
 	ATF_TP_ADD_TC(tp, goto_label);
