@@ -316,27 +316,29 @@ static bool cmdline_key_eq(const char *a, size_t alen, const char *b)
 	return i == alen && b[i] == '\0';
 }
 
-#define CMDLINE_MAX 4096 /* the kernel's COMMAND_LINE_SIZE on x86 is 2048 */
-
+/* The last key=value (or bare key: "1") of the command line wins, as in udev. */
 static int import_cmdline(struct evstate *s, const struct rules_token *t)
 {
-	char words[CMDLINE_MAX + 1], *argv[CMDLINE_MAX / 2 + 2], *found = NULL;
-	int n = s->ctx->cmdline ? exec_split(s->ctx->cmdline, words, sizeof(words), argv,
-					     sizeof(argv) / sizeof(argv[0]))
-				: 0;
+	const char *text = s->ctx->cmdline ? s->ctx->cmdline : "", *found = NULL;
+	size_t len = strlen(text), max = len / 2 + 2; /* a word and a blank each */
+	char **argv = malloc(max * sizeof(*argv) + len + 1);
+	int n, r;
 
+	if (!argv)
+		return -ENOMEM;
+	n = exec_split(text, (char *)(argv + max), len + 1, argv, max);
 	for (int i = 0; i < n; i++) {
 		char *eq = strchr(argv[i], '=');
 		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
 
 		if (cmdline_key_eq(argv[i], klen, t->value))
-			found = eq ? eq + 1 : (char *)"1";
+			found = eq ? eq + 1 : "1";
 	}
-	if (!found)
-		return t->op == ROP_NOMATCH;
-	if (props_set(&s->ev->props, t->value, found, t->value[0] != '.') == -ENOMEM)
-		return -ENOMEM;
-	return t->op == ROP_MATCH;
+	r = found ? props_set(&s->ev->props, t->value, found, t->value[0] != '.') : 0;
+	free(argv);
+	if (r == -ENOMEM)
+		return r;
+	return found ? t->op == ROP_MATCH : t->op == ROP_NOMATCH;
 }
 
 static int import_parent(struct evstate *s, const struct rules_token *t)
