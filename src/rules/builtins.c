@@ -98,7 +98,6 @@ static int builtin_path_id(struct rules_builtins *b, struct rules_event *ev)
 static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int argc, char **argv)
 {
 	const char *alias = props_get(&ev->props, "MODALIAS");
-	int r = 0;
 
 	if (argc < 2 || strcmp(argv[1], "load") != 0)
 		return -EINVAL;
@@ -106,8 +105,9 @@ static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int ar
 		return -EOPNOTSUPP;
 	if (argc == 2)
 		return alias ? b->load(b->load_u, alias, true) : -ENOENT;
+	/* named modules: udev's builtin succeeds whatever loading them did (logged there) */
 	for (int i = 2; i < argc; i++)
-		r = b->load(b->load_u, argv[i], false) ?: r;
+		(void)b->load(b->load_u, argv[i], false);
 	return 0;
 }
 
