@@ -159,16 +159,16 @@ static void assign_owner_name(struct evstate *s, const struct rules_token *t, bo
 
 static void assign_mode_string(struct evstate *s, const struct rules_token *t)
 {
-	char buf[RULES_NAME_MAX], e[EV_ESC_MAX], *end;
-	long m;
+	char buf[RULES_NAME_MAX], e[EV_ESC_MAX];
+	mode_t m;
 
-	if (!take_final(&s->ev->mode_final, t) || !ev_format(s, t->value, buf, sizeof(buf), "mode", false))
+	if (!take_final(&s->ev->mode_final, t) ||
+	    !ev_format(s, t->value, buf, sizeof(buf), "mode", false))
 		return;
-	m = strtol(buf, &end, 8);
-	if (end == buf || *end || m < 0 || m > 07777)
+	if (rules_parse_mode(buf, &m) < 0)
 		ev_log(s, LOG_ERR, "failed to parse mode '%s', ignoring", ev_esc(e, buf));
 	else
-		s->ev->mode = (mode_t)m;
+		s->ev->mode = m;
 }
 
 static void assign_ids(struct evstate *s, const struct rules_token *t)

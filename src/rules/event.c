@@ -166,24 +166,15 @@ int rules_event_finish(struct rules_event *ev)
 	return ev_sync_lists(ev);
 }
 
-static bool parse_octal(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '7')
-		return false;
-	*out = strtoul(s, &end, 8);
-	return *end == '\0' && *out <= max;
-}
-
 mode_t rules_event_mode(const struct rules_event *ev)
 {
-	unsigned long v;
+	uint64_t v;
 	unsigned int gid;
 
 	if (ev->mode != (mode_t)-1)
 		return ev->mode;
-	if (parse_octal(props_get(&ev->props, "DEVMODE"), 07777, &v))
+	/* the kernel's "%#o" */
+	if (number_parse_octal(props_get(&ev->props, "DEVMODE"), 07777, &v) == 0)
 		return (mode_t)v;
 	if (ev->gid != (gid_t)-1)
 		return ev->gid > 0 ? 0660 : (mode_t)-1;
