@@ -23,12 +23,14 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "engine/cmdline.h"
 #include "gate/uevent.h"
 #include "handlers/disk.h"
 #include "rules/builtins.h"
 #include "rules/rules.h"
 #include "rules/subst.h"
 #include "rules/sysfs.h"
+#include "util/number.h"
 
 #define PATHS_MAX 64
 
@@ -109,22 +111,6 @@ static int build_env(const struct sysdev_root *sys, const char *devpath, const c
 	return r;
 }
 
-static char *read_cmdline(const char *path)
-{
-	static char buf[4097];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
 static void print_event(const struct rules_ctx *ctx, struct rules_event *ev)
 {
 	char buf[RULES_LINE_MAX];
@@ -178,15 +164,16 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 	static char names[DISK_NAMES_MAX][LINK_NAME_MAX];
 	static struct uevent ev;
 	struct probe_result p;
+	const char *name = rules_devname_rel(re->devname);
 	char path[PATH_MAX];
 	bool probed = false;
 	size_t n;
 	int fd, r = 0;
 
-	if (strcmp(re->subsystem, "block") != 0 || !re->devname[0] || re->remove ||
+	if (strcmp(re->subsystem, "block") != 0 || !name || re->remove ||
 	    make_uevent(env, &ev) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s%s", cli->dev, re->devname + 4);
+	snprintf(path, sizeof(path), "%s/%s", cli->dev, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd >= 0) {
 		probed = probe_fd(fd, &p) == 0;
@@ -246,7 +233,7 @@ struct test_opts {
 	const char *action;
 	const char *paths[PATHS_MAX];
 	size_t npaths;
-	unsigned int timeout;
+	int timeout;
 	const char *device;
 };
 
@@ -268,13 +255,11 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 			o->action = optarg;
 		else if (c == 'R' && o->npaths < PATHS_MAX)
 			o->paths[o->npaths++] = optarg;
-		else if (c == 't')
-			o->timeout = (unsigned int)strtoul(optarg, NULL, 10);
 		else if (c == 'n')
 			o->native = false;
 		else if (c == 'D')
 			o->udev_db = optarg;
-		else
+		else if (c != 't' || number_parse_int(optarg, 1, CMDLINE_TIMEOUT_MAX, &o->timeout) < 0)
 			return -1;
 	}
 	if (optind != argc - 1 || strlen(o->action) >= 16)
@@ -301,13 +286,13 @@ static int init_event(const struct test_opts *o, const char **pairs, size_t n,
 }
 
 static int run_test(struct cli *cli, const struct test_opts *o, const struct sysdev_root *sys,
-		    const struct rules *r)
+		    const struct rules *r, const char *cmdline)
 {
 	struct rules_builtins b = { .sysfs = cli->sysfs, .dev = cli->dev, .log = &cli->log };
 	struct rules_ctx ctx = { .sys = sys,
 				 .sysfs = cli->sysfs,
-				 .cmdline = read_cmdline(cli->cmdline),
-				 .deadline_usec = now_monotonic_usec() + o->timeout * 1000000ULL,
+				 .cmdline = cmdline,
+				 .deadline_usec = now_monotonic_usec() + (uint64_t)o->timeout * 1000000ULL,
 				 .no_writes = true,
 				 .builtin = rules_builtins_run,
 				 .u = &b,
@@ -353,12 +338,14 @@ static int cmd_rules_test(struct cli *cli, int argc, char **argv)
 	static const char *const dirs[] = RULES_DIRS_DEFAULT;
 	struct test_opts o = { .native = true, .action = "add", .timeout = 180 };
 	struct sysdev_root sys;
+	struct cmdline c;
 	struct rules r;
 	int ret;
 
 	if (test_args(argc, argv, &o) < 0) {
 		fprintf(stderr, "usage: initdev rules test [--action ACTION] [--rules PATH]... "
-				"[--timeout SEC] [--no-native] DEVPATH\n");
+				"[--timeout SEC (1..%d)] [--no-native] DEVPATH\n",
+			CMDLINE_TIMEOUT_MAX);
 		return EXIT_USAGE;
 	}
 	if ((ret = sysdev_root_open(&sys, cli->sysfs)) < 0) {
@@ -366,12 +353,17 @@ static int cmd_rules_test(struct cli *cli, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	rules_init(&r, &cli->log, NULL);
+	/* IMPORT{cmdline} sees the text the daemon's cmdline_load gives it (none if unreadable) */
+	cmdline_init(&c);
 	ret = o.npaths ? rules_load_paths(&r, o.paths, o.npaths)
 		       : rules_load_dirs(&r, cli->nrules_dirs ? cli->rules_dirs : dirs);
 	if (ret < 0)
 		fprintf(stderr, "initdev rules test: loading rules: %s\n", strerror(-ret));
+	else if (cmdline_load(&c, cli->cmdline, NULL) < 0)
+		ret = run_test(cli, &o, &sys, &r, NULL) == EXIT_OK ? 0 : -1;
 	else
-		ret = run_test(cli, &o, &sys, &r) == EXIT_OK ? 0 : -1;
+		ret = run_test(cli, &o, &sys, &r, c.text) == EXIT_OK ? 0 : -1;
+	cmdline_free(&c);
 	rules_free(&r);
 	sysdev_root_close(&sys);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;

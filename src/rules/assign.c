@@ -20,21 +20,11 @@
 #include "rules/subst.h"
 #include "rules/sysfs.h"
 
-static bool format(struct evstate *s, const char *str, char *buf, size_t size, const char *what)
-{
-	bool trunc;
-
-	subst_apply(s->ctx, s->ev, str, buf, size, false, &trunc);
-	if (trunc)
-		ev_log(s, LOG_WARNING, "%s '%s' is truncated while substituting, refusing it", what,
-		       str);
-	return !trunc;
-}
-
 static int assign_env(struct evstate *s, const struct rules_token *t)
 {
 	char v[RULES_NAME_MAX];
 	const char *old = props_get(&s->ev->props, t->attr);
+	char e[EV_ESC_MAX];
 	size_t used = 0;
 	bool trunc;
 
@@ -42,7 +32,8 @@ static int assign_env(struct evstate *s, const struct rules_token *t)
 		return t->op == ROP_ADD ? 0 : props_set(&s->ev->props, t->attr, NULL, true);
 	if (t->op == ROP_ADD && old) {
 		if (strlen(old) + 2 > sizeof(v)) {
-			ev_log(s, LOG_WARNING, "property '%s' is full, not appending", t->attr);
+			ev_log(s, LOG_WARNING, "property '%s' is full, not appending",
+			       ev_esc(e, t->attr));
 			return 0;
 		}
 		used = (size_t)sprintf(v, "%s ", old);
@@ -50,7 +41,7 @@ static int assign_env(struct evstate *s, const struct rules_token *t)
 	subst_apply(s->ctx, s->ev, t->value, v + used, sizeof(v) - used, false, &trunc);
 	if (trunc) {
 		ev_log(s, LOG_WARNING, "value of '%s' is truncated while substituting, refusing it",
-		       t->attr);
+		       ev_esc(e, t->attr));
 		return 0;
 	}
 	if (s->ev->esc == ESC_REPLACE)
@@ -70,14 +61,16 @@ static int assign_tag(struct evstate *s, const struct rules_token *t)
 	char buf[RULES_PATH_MAX];
 	int r = 0;
 
-	if (!format(s, t->value, buf, sizeof(buf), "tag"))
+	if (!ev_format(s, t->value, buf, sizeof(buf), "tag", false))
 		return 0;
 	if (t->op == ROP_ASSIGN) {
 		strv_clear(&ev->tags);
 		strv_clear(&ev->current_tags);
 	}
 	if (!tag_name_ok(buf)) {
-		ev_log(s, LOG_ERR, "invalid tag name '%s', ignoring", buf);
+		char e[EV_ESC_MAX];
+
+		ev_log(s, LOG_ERR, "invalid tag name '%s', ignoring", ev_esc(e, buf));
 		return ev_sync_lists(ev);
 	}
 	if (t->op == ROP_REMOVE)
@@ -114,7 +107,7 @@ static int add_links(struct evstate *s, char *buf)
 static int assign_devlink(struct evstate *s, const struct rules_token *t)
 {
 	struct rules_event *ev = s->ev;
-	char buf[RULES_PATH_MAX];
+	char buf[RULES_PATH_MAX], e[EV_ESC_MAX];
 	bool trunc;
 
 	if (ev->devlink_final || !ev->has_devnum)
@@ -126,7 +119,7 @@ static int assign_devlink(struct evstate *s, const struct rules_token *t)
 	subst_apply(s->ctx, ev, t->value, buf, sizeof(buf), ev->esc != ESC_NONE, &trunc);
 	if (trunc) {
 		ev_log(s, LOG_WARNING, "symlink '%s' is truncated while substituting, refusing it",
-		       t->value);
+		       ev_esc(e, t->value));
 		return ev_sync_lists(ev);
 	}
 	if (ev->esc == ESC_UNSET)
@@ -148,33 +141,34 @@ static bool take_final(bool *final, const struct rules_token *t)
 /* OWNER and GROUP with substitutions: resolved per event. */
 static void assign_owner_name(struct evstate *s, const struct rules_token *t, bool group)
 {
-	char name[RULES_NAME_MAX], buf[4096];
+	char name[RULES_NAME_MAX], buf[4096], e[EV_ESC_MAX];
 	struct passwd pw, *pwp = NULL;
 	struct group gr, *grp = NULL;
 
 	if (!take_final(group ? &s->ev->group_final : &s->ev->owner_final, t) ||
-	    !format(s, t->value, name, sizeof(name), group ? "group" : "user"))
+	    !ev_format(s, t->value, name, sizeof(name), group ? "group" : "user", false))
 		return;
 	if (group && getgrnam_r(name, &gr, buf, sizeof(buf), &grp) == 0 && grp)
 		s->ev->gid = grp->gr_gid;
 	else if (!group && getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) == 0 && pwp)
 		s->ev->uid = pwp->pw_uid;
 	else
-		ev_log(s, LOG_ERR, "unknown %s '%s', ignoring", group ? "group" : "user", name);
+		ev_log(s, LOG_ERR, "unknown %s '%s', ignoring", group ? "group" : "user",
+		       ev_esc(e, name));
 }
 
 static void assign_mode_string(struct evstate *s, const struct rules_token *t)
 {
-	char buf[RULES_NAME_MAX], *end;
-	long m;
+	char buf[RULES_NAME_MAX], e[EV_ESC_MAX];
+	mode_t m;
 
-	if (!take_final(&s->ev->mode_final, t) || !format(s, t->value, buf, sizeof(buf), "mode"))
+	if (!take_final(&s->ev->mode_final, t) ||
+	    !ev_format(s, t->value, buf, sizeof(buf), "mode", false))
 		return;
-	m = strtol(buf, &end, 8);
-	if (end == buf || *end || m < 0 || m > 07777)
-		ev_log(s, LOG_ERR, "failed to parse mode '%s', ignoring", buf);
+	if (rules_parse_mode(buf, &m) < 0)
+		ev_log(s, LOG_ERR, "failed to parse mode '%s', ignoring", ev_esc(e, buf));
 	else
-		s->ev->mode = (mode_t)m;
+		s->ev->mode = m;
 }
 
 static void assign_ids(struct evstate *s, const struct rules_token *t)
@@ -210,7 +204,7 @@ static int assign_run(struct evstate *s, const struct rules_token *t)
 			free(ev->run[i].cmd);
 		ev->nrun = 0;
 	}
-	if (!format(s, t->value, buf, sizeof(buf), "command"))
+	if (!ev_format(s, t->value, buf, sizeof(buf), "command", false))
 		return 0;
 	if (ev->nrun >= RULES_RUN_MAX)
 		return -E2BIG;
@@ -228,16 +222,16 @@ static int assign_run(struct evstate *s, const struct rules_token *t)
 
 static void assign_name(struct evstate *s, const struct rules_token *t)
 {
-	char buf[RULES_PATH_MAX];
+	char buf[RULES_PATH_MAX], e[EV_ESC_MAX];
 
 	if (!take_final(&s->ev->name_final, t))
 		return;
 	if (!s->ev->has_ifindex) {
-		ev_log(s, LOG_ERR, "only network interfaces can be renamed, ignoring NAME=\"%s\"",
-		       t->value);
+		ev_log(s, LOG_ERR, "only network interfaces can be renamed, ignoring NAME='%s'",
+		       ev_esc(e, t->value));
 		return;
 	}
-	if (!format(s, t->value, buf, sizeof(buf), "network interface name"))
+	if (!ev_format(s, t->value, buf, sizeof(buf), "network interface name", false))
 		return;
 	if (s->ev->esc != ESC_NONE)
 		ustr_replace_chars(buf, "/");
@@ -247,15 +241,16 @@ static void assign_name(struct evstate *s, const struct rules_token *t)
 
 static void write_value(struct evstate *s, const char *path, const char *value)
 {
+	char e[EV_ESC_MAX], v[EV_ESC_MAX];
 	int fd;
 
 	if (s->ctx->no_writes) {
-		ev_log(s, LOG_INFO, "would write '%s' to '%s'", value, path);
+		ev_log(s, LOG_INFO, "would write '%s' to '%s'", ev_esc(v, value), ev_esc(e, path));
 		return;
 	}
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || write(fd, value, strlen(value)) != (ssize_t)strlen(value))
-		ev_log(s, LOG_ERR, "failed to write '%s': %m", path);
+		ev_log(s, LOG_ERR, "failed to write '%s': %s", ev_esc(e, path), errno_text(errno));
 	if (fd >= 0)
 		close(fd);
 }
@@ -263,30 +258,30 @@ static void write_value(struct evstate *s, const char *path, const char *value)
 /* ATTR{name}="value": name from the rules file, below the device (or [subsys/kernel]). */
 static void assign_attr(struct evstate *s, const struct rules_token *t)
 {
-	char path[RULES_PATH_MAX], value[RULES_NAME_MAX];
+	char path[RULES_PATH_MAX], value[RULES_NAME_MAX], e[EV_ESC_MAX];
 
 	if (rsys_subsys_kernel(s->ctx->sys, s->ctx->sysfs, t->attr, path, sizeof(path), false) <
 		    0 &&
 	    (size_t)snprintf(path, sizeof(path), "%s%s/%s", s->ctx->sysfs, s->ev->devpath,
 			     t->attr) >= sizeof(path)) {
-		ev_log(s, LOG_WARNING, "path of attribute '%s' is too long", t->attr);
+		ev_log(s, LOG_WARNING, "path of attribute '%s' is too long", ev_esc(e, t->attr));
 		return;
 	}
 	if (strstr(path, "/../") || strstr(path, "/*/")) {
-		ev_log(s, LOG_ERR, "attribute path '%s' refused", path);
+		ev_log(s, LOG_ERR, "attribute path '%s' refused", ev_esc(e, path));
 		return;
 	}
-	if (format(s, t->value, value, sizeof(value), "attribute value"))
+	if (ev_format(s, t->value, value, sizeof(value), "attribute value", false))
 		write_value(s, path, value);
 }
 
 static void assign_sysctl(struct evstate *s, const struct rules_token *t)
 {
-	char name[RULES_PATH_MAX], path[RULES_PATH_MAX + 64], value[RULES_NAME_MAX];
+	char name[RULES_PATH_MAX], path[RULES_PATH_MAX + 64], value[RULES_NAME_MAX], e[EV_ESC_MAX];
 	size_t first;
 
-	if (!format(s, t->attr, name, sizeof(name), "sysctl name") ||
-	    !format(s, t->value, value, sizeof(value), "sysctl value"))
+	if (!ev_format(s, t->attr, name, sizeof(name), "sysctl name", false) ||
+	    !ev_format(s, t->value, value, sizeof(value), "sysctl value", false))
 		return;
 	first = strcspn(name, "./");
 	if (name[first] == '.')
@@ -295,7 +290,7 @@ static void assign_sysctl(struct evstate *s, const struct rules_token *t)
 	if (strstr(name, "..") || (size_t)snprintf(path, sizeof(path), "%s/%s",
 						   s->ctx->procsys ? s->ctx->procsys : "/proc/sys",
 						   name + strspn(name, "/")) >= sizeof(path)) {
-		ev_log(s, LOG_ERR, "sysctl name '%s' refused", name);
+		ev_log(s, LOG_ERR, "sysctl name '%s' refused", ev_esc(e, name));
 		return;
 	}
 	write_value(s, path, value);

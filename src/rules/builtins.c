@@ -45,15 +45,16 @@ int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 
 static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
 {
+	const char *name = rules_devname_rel(ev->devname);
 	char path[RULES_PATH_MAX];
 	struct probe_result p;
 	int fd, r;
 
-	if (!ev->devname[0])
+	if (!name)
 		return -ENODEV;
 	if (b->probed && b->probed(b->probed_u, ev->devpath, &p))
 		return rules_blkid_props(ev, &p);
-	if ((size_t)snprintf(path, sizeof(path), "%s%s", b->dev, ev->devname + 4) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", b->dev, name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0)
@@ -97,7 +98,6 @@ static int builtin_path_id(struct rules_builtins *b, struct rules_event *ev)
 static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int argc, char **argv)
 {
 	const char *alias = props_get(&ev->props, "MODALIAS");
-	int r = 0;
 
 	if (argc < 2 || strcmp(argv[1], "load") != 0)
 		return -EINVAL;
@@ -105,8 +105,9 @@ static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int ar
 		return -EOPNOTSUPP;
 	if (argc == 2)
 		return alias ? b->load(b->load_u, alias, true) : -ENOENT;
+	/* named modules: udev's builtin succeeds whatever loading them did (logged there) */
 	for (int i = 2; i < argc; i++)
-		r = b->load(b->load_u, argv[i], false) ?: r;
+		(void)b->load(b->load_u, argv[i], false);
 	return 0;
 }
 

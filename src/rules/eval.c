@@ -18,10 +18,11 @@
 #include "rules/match.h"
 #include "rules/subst.h"
 #include "rules/sysfs.h"
+#include "util/escape.h"
 
 void ev_log(const struct evstate *s, int prio, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], name[EV_ESC_MAX], file[EV_ESC_MAX];
 	va_list ap;
 
 	if (!s->ctx->log || prio > s->ctx->log->max_level)
@@ -29,11 +30,31 @@ void ev_log(const struct evstate *s, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	ev_esc(name, s->ev->sysname);
 	if (s->line)
-		log_msg(s->ctx->log, prio, "%s: %s:%u: %s", s->ev->sysname,
-			s->r->files[s->line->file], s->line->lineno, msg);
+		log_msg(s->ctx->log, prio, "%s: %s:%u: %s", name,
+			ev_esc(file, s->r->files[s->line->file]), s->line->lineno, msg);
 	else
-		log_msg(s->ctx->log, prio, "%s: %s", s->ev->sysname, msg);
+		log_msg(s->ctx->log, prio, "%s: %s", name, msg);
+}
+
+const char *ev_esc(char out[EV_ESC_MAX], const char *s)
+{
+	return escape_log(out, EV_ESC_MAX, s, strlen(s));
+}
+
+bool ev_format(const struct evstate *s, const char *str, char *buf, size_t size, const char *what,
+	       bool is_match)
+{
+	char e[EV_ESC_MAX];
+	bool trunc;
+
+	subst_apply(s->ctx, s->ev, str, buf, size, false, &trunc);
+	if (trunc)
+		ev_log(s, is_match ? LOG_DEBUG : LOG_WARNING,
+		       "%s '%s' is truncated while substituting, %s", what, ev_esc(e, str),
+		       is_match ? "no match" : "refusing it");
+	return !trunc;
 }
 
 /* The driver of devpath (the event's own from DRIVER= when it had one). */

@@ -16,6 +16,17 @@ struct evstate {
 __attribute__((format(printf, 3, 4))) void ev_log(const struct evstate *s, int prio,
 						  const char *fmt, ...);
 
+/* s made safe for a log line (escape_log): event, file and program text can hold any byte. */
+#define EV_ESC_MAX 256
+const char *ev_esc(char out[EV_ESC_MAX], const char *s);
+
+/*
+ * Substitute str into buf; false (logged, naming what) if it did not fit: a
+ * match then does not match (debug, as udev), an assignment is refused (warning).
+ */
+bool ev_format(const struct evstate *s, const char *str, char *buf, size_t size, const char *what,
+	       bool is_match);
+
 /* Refresh DEVLINKS, TAGS and CURRENT_TAGS after a change of links or tags. */
 int ev_sync_lists(struct rules_event *ev);
 

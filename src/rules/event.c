@@ -54,19 +54,20 @@ static int take_identity(struct rules_event *ev)
 	return 0;
 }
 
-/* DEVNAME as udev shows it: "/dev/NAME". */
+/* DEVNAME as udev shows it: "/dev/NAME", never a name outside /dev. */
 static int absolute_devname(struct rules_event *ev)
 {
 	const char *dn = props_get(&ev->props, "DEVNAME");
 
 	if (!dn || !*dn)
 		return 0;
-	if (dn[0] == '/')
-		return copy_field(ev->devname, sizeof(ev->devname), dn);
-	if ((size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >=
-	    sizeof(ev->devname))
+	if (dn[0] == '/' ? copy_field(ev->devname, sizeof(ev->devname), dn) < 0
+			 : (size_t)snprintf(ev->devname, sizeof(ev->devname), "/dev/%s", dn) >=
+				   sizeof(ev->devname))
 		return -EINVAL;
-	return props_set(&ev->props, "DEVNAME", ev->devname, false);
+	if (!rules_devname_rel(ev->devname))
+		return -EINVAL;
+	return dn[0] == '/' ? 0 : props_set(&ev->props, "DEVNAME", ev->devname, false);
 }
 
 static int join_old(struct rules_event *ev, const struct rules_record *old)
@@ -165,24 +166,15 @@ int rules_event_finish(struct rules_event *ev)
 	return ev_sync_lists(ev);
 }
 
-static bool parse_octal(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '7')
-		return false;
-	*out = strtoul(s, &end, 8);
-	return *end == '\0' && *out <= max;
-}
-
 mode_t rules_event_mode(const struct rules_event *ev)
 {
-	unsigned long v;
+	uint64_t v;
 	unsigned int gid;
 
 	if (ev->mode != (mode_t)-1)
 		return ev->mode;
-	if (parse_octal(props_get(&ev->props, "DEVMODE"), 07777, &v))
+	/* the kernel's "%#o" */
+	if (number_parse_octal(props_get(&ev->props, "DEVMODE"), 07777, &v) == 0)
 		return (mode_t)v;
 	if (ev->gid != (gid_t)-1)
 		return ev->gid > 0 ? 0660 : (mode_t)-1;
@@ -216,6 +208,11 @@ void rules_record_free(struct rules_record *rec)
 	props_clear(&rec->props);
 	strv_clear(&rec->tags);
 	strv_clear(&rec->links);
+}
+
+const char *rules_devname_rel(const char *devname)
+{
+	return strncmp(devname, "/dev/", 5) == 0 && rules_link_valid(devname) ? devname + 5 : NULL;
 }
 
 bool rules_link_valid(const char *name)

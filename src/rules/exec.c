@@ -129,12 +129,19 @@ static int poll_ms(uint64_t deadline)
 	return (deadline - now) / 1000 > 100 ? 100 : (int)((deadline - now) / 1000) + 1;
 }
 
-/* Wait for pid while reading its pipes; fills st. */
-static void wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
-		       struct exec_status *st)
+static void kill_and_reap(pid_t pid, int *status)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Wait for pid while reading its pipes; fills st. -errno if waiting failed (pid killed). */
+static int wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
+		      struct exec_status *st)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	int status = 0;
+	int status = 0, e = 0;
 
 	for (;;) {
 		struct pollfd p[3] = { { rd[0].fd, POLLIN, 0 },
@@ -143,15 +150,18 @@ static void wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
 		pid_t w;
 
 		if (o->deadline_usec && now_monotonic_usec() >= o->deadline_usec) {
-			kill(pid, SIGKILL);
 			st->timed_out = true;
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
+			kill_and_reap(pid, &status);
 			break;
 		}
 		/* without a pidfd (before 5.3) the exit is noticed by polling */
-		if (poll(p, 3, pidfd >= 0 ? poll_ms(o->deadline_usec) : 5) < 0 && errno != EINTR)
+		if (poll(p, 3, pidfd >= 0 ? poll_ms(o->deadline_usec) : 5) < 0) {
+			if (errno == EINTR)
+				continue;
+			e = -errno;
+			kill_and_reap(pid, &status);
 			break;
+		}
 		for (int i = 0; i < 2; i++)
 			if (rd[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP)) &&
 			    !drain(&rd[i])) {
@@ -174,6 +184,15 @@ static void wait_child(pid_t pid, struct reader *rd, const struct exec_opts *o,
 		st->exit_code = WEXITSTATUS(status);
 	else if (!st->timed_out && WIFSIGNALED(status))
 		st->signal = WTERMSIG(status);
+	return e;
+}
+
+/* The child writes blocking, as into any pipe; only our read end must not block. */
+static int output_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
 }
 
 static void close_pair(int p[2])
@@ -192,8 +211,9 @@ int exec_run(char *const argv[], char *const envp[], const struct exec_opts *o,
 	pid_t pid;
 
 	*st = (struct exec_status){ 0 };
-	if ((o->out && pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0) ||
-	    pipe2(err, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+	if ((o->out && (e = output_pipe(out)) < 0) || (e = output_pipe(err)) < 0)
+		goto out;
+	if (pipe2(rep, O_CLOEXEC) < 0) {
 		e = -errno;
 		goto out;
 	}
@@ -216,9 +236,11 @@ int exec_run(char *const argv[], char *const envp[], const struct exec_opts *o,
 	if (o->err && o->err_size)
 		o->err[0] = '\0';
 	out[0] = err[0] = -1;
-	wait_child(pid, rd, o, st);
+	e = wait_child(pid, rd, o, st);
 	st->out_len = rd[0].len;
 	st->truncated = rd[0].truncated;
+	if (e < 0)
+		goto out;
 	if (read(rep[0], &e, sizeof(e)) == (ssize_t)sizeof(e) && e > 0)
 		e = -e;
 	else

@@ -41,7 +41,8 @@ struct exec_status {
 /*
  * Run argv[0] (absolute) with envp and wait for it. Returns 0 when it ran
  * (its outcome in *st), or -errno if it could not be started (exec's errno
- * included: -ENOENT for a missing program).
+ * included: -ENOENT for a missing program) or waited for (it was killed and
+ * reaped then). Its stdout and stderr are pipes that block when full.
  */
 int exec_run(char *const argv[], char *const envp[], const struct exec_opts *o,
 	     struct exec_status *st);

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/escape.h"
+
 static const struct {
 	const char *name;
 	bool run_once;
@@ -73,11 +75,15 @@ static int read_all(const char *path, char **text, size_t *len)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024) {
-		int e = errno;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
 
 		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : e ? -e : -EFBIG;
+		return e;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
 	}
 	*text = malloc((size_t)st.st_size + 1);
 	if (!*text) {
@@ -187,9 +193,12 @@ static int load_entries(struct rules *r, struct entry *v, size_t n)
 			continue;
 		ret = rules_parse_file(r, v[i].path);
 		if (ret < 0 && ret != -ENOMEM && ret != -E2BIG) {
+			char e[256];
+
 			if (r->log)
-				log_msg(r->log, LOG_WARNING, "%s: cannot read: %s", v[i].path,
-					strerror(-ret));
+				log_msg(r->log, LOG_WARNING, "%s: cannot read: %s",
+					escape_log(e, sizeof(e), v[i].path, strlen(v[i].path)),
+					errno_text(ret));
 			ret = 0;
 		}
 	}

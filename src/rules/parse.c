@@ -150,18 +150,24 @@ static bool in(const char *s, const char *const *set)
 	return false;
 }
 
-/* systemd's parse_mode: octal (util/number.h is decimal only), at most 07777. */
+int rules_parse_mode(const char *s, mode_t *mode)
+{
+	uint64_t v;
+	int r = number_parse_octal(s + strspn(s, " \t\n\r"), 07777, &v);
+
+	if (r == 0)
+		*mode = (mode_t)v;
+	return r;
+}
+
 static int parse_mode(const char *s, long *mode)
 {
-	char *end;
-	long v;
+	mode_t m;
+	int r = rules_parse_mode(s, &m);
 
-	errno = 0;
-	v = strtol(s, &end, 8);
-	if (errno || end == s || *end || v < 0 || v > 07777)
-		return -EINVAL;
-	*mode = v;
-	return 0;
+	if (r == 0)
+		*mode = (long)m;
+	return r;
 }
 
 /* systemd's parse_uid: decimal, not the invalid 16- and 32-bit values. */

@@ -29,18 +29,6 @@ static int op_result(const struct rules_token *t, bool ok)
 	return t->op == (ok ? ROP_MATCH : ROP_NOMATCH);
 }
 
-/* Substitute t's value (or str) into buf; false (logged) if it did not fit. */
-static bool format(struct evstate *s, const char *str, char *buf, size_t size, const char *what)
-{
-	bool trunc;
-
-	subst_apply(s->ctx, s->ev, str, buf, size, false, &trunc);
-	if (trunc)
-		ev_log(s, LOG_DEBUG, "%s '%s' is truncated while substituting, no match", what,
-		       str);
-	return !trunc;
-}
-
 /* udev's "/ * /" (no blanks) in a path: the first entry of that directory that has the rest. */
 static int subst_subdir(char *path, size_t size)
 {
@@ -76,7 +64,7 @@ static int test_file(struct evstate *s, const struct rules_token *t)
 	char buf[RULES_PATH_MAX], tmp[RULES_PATH_MAX];
 	struct stat st;
 
-	if (!format(s, t->value, buf, sizeof(buf), "TEST path"))
+	if (!ev_format(s, t->value, buf, sizeof(buf), "TEST path", true))
 		return 0;
 	if (buf[0] != '/' &&
 	    rsys_subsys_kernel(s->ctx->sys, s->ctx->sysfs, buf, tmp, sizeof(tmp), false) == 0)
@@ -140,7 +128,7 @@ static int match_sysctl(struct evstate *s, const struct rules_token *t)
 {
 	char name[RULES_PATH_MAX], path[RULES_PATH_MAX + 64], v[SYSDEV_ATTR_MAX + 1] = "";
 
-	if (!format(s, t->attr, name, sizeof(name), "SYSCTL name") ||
+	if (!ev_format(s, t->attr, name, sizeof(name), "SYSCTL name", true) ||
 	    !sysctl_path(s->ctx, name, path, sizeof(path)))
 		return 0;
 	if (read_small(path, v, sizeof(v)) < 0)
@@ -216,7 +204,7 @@ static int import_program(struct evstate *s, const struct rules_token *t)
 	bool trunc;
 	int r;
 
-	if (!format(s, t->value, cmd, sizeof(cmd), "IMPORT command"))
+	if (!ev_format(s, t->value, cmd, sizeof(cmd), "IMPORT command", true))
 		return 0;
 	out = malloc(RULES_LINE_MAX);
 	if (!out)
@@ -238,7 +226,7 @@ static int run_program(struct evstate *s, const struct rules_token *t)
 
 	free(s->ev->program_result);
 	s->ev->program_result = NULL;
-	if (!format(s, t->value, cmd, sizeof(cmd), "PROGRAM command"))
+	if (!ev_format(s, t->value, cmd, sizeof(cmd), "PROGRAM command", true))
 		return 0;
 	out = malloc(RULES_LINE_MAX);
 	if (!out)
@@ -266,7 +254,7 @@ static int import_builtin(struct evstate *s, const struct rules_token *t)
 			return op_result(t, !(s->ev->builtin_ret & mask));
 		s->ev->builtin_run |= mask;
 	}
-	if (!format(s, t->value, cmd, sizeof(cmd), "builtin command"))
+	if (!ev_format(s, t->value, cmd, sizeof(cmd), "builtin command", true))
 		return 0;
 	argc = exec_split(cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
 	if (argc > 0 && s->ctx->builtin)
@@ -274,7 +262,9 @@ static int import_builtin(struct evstate *s, const struct rules_token *t)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		ev_log(s, LOG_DEBUG, "builtin '%s' failed: %s", cmd, strerror(-r));
+		char e[EV_ESC_MAX];
+
+		ev_log(s, LOG_DEBUG, "builtin '%s' failed: %s", ev_esc(e, cmd), errno_text(r));
 		s->ev->builtin_ret |= mask;
 	}
 	return op_result(t, r >= 0);
@@ -285,16 +275,18 @@ static int import_file(struct evstate *s, const struct rules_token *t)
 	char path[RULES_PATH_MAX], *text;
 	int r;
 
-	if (!format(s, t->value, path, sizeof(path), "IMPORT file"))
+	if (!ev_format(s, t->value, path, sizeof(path), "IMPORT file", true))
 		return 0;
 	text = malloc(RULES_LINE_MAX * 4);
 	if (!text)
 		return -ENOMEM;
 	r = read_small(path, text, RULES_LINE_MAX * 4);
 	if (r < 0) {
+		char e[EV_ESC_MAX];
+
 		free(text);
 		if (r != -ENOENT)
-			ev_log(s, LOG_ERR, "failed to open '%s': %s", path, strerror(-r));
+			ev_log(s, LOG_ERR, "failed to open '%s': %s", ev_esc(e, path), errno_text(r));
 		return r == -ENOENT ? t->op == ROP_NOMATCH : 0;
 	}
 	r = import_text(s, text);
@@ -324,27 +316,29 @@ static bool cmdline_key_eq(const char *a, size_t alen, const char *b)
 	return i == alen && b[i] == '\0';
 }
 
-#define CMDLINE_MAX 4096 /* the kernel's COMMAND_LINE_SIZE on x86 is 2048 */
-
+/* The last key=value (or bare key: "1") of the command line wins, as in udev. */
 static int import_cmdline(struct evstate *s, const struct rules_token *t)
 {
-	char words[CMDLINE_MAX + 1], *argv[CMDLINE_MAX / 2 + 2], *found = NULL;
-	int n = s->ctx->cmdline ? exec_split(s->ctx->cmdline, words, sizeof(words), argv,
-					     sizeof(argv) / sizeof(argv[0]))
-				: 0;
+	const char *text = s->ctx->cmdline ? s->ctx->cmdline : "", *found = NULL;
+	size_t len = strlen(text), max = len / 2 + 2; /* a word and a blank each */
+	char **argv = malloc(max * sizeof(*argv) + len + 1);
+	int n, r;
 
+	if (!argv)
+		return -ENOMEM;
+	n = exec_split(text, (char *)(argv + max), len + 1, argv, max);
 	for (int i = 0; i < n; i++) {
 		char *eq = strchr(argv[i], '=');
 		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
 
 		if (cmdline_key_eq(argv[i], klen, t->value))
-			found = eq ? eq + 1 : (char *)"1";
+			found = eq ? eq + 1 : "1";
 	}
-	if (!found)
-		return t->op == ROP_NOMATCH;
-	if (props_set(&s->ev->props, t->value, found, t->value[0] != '.') == -ENOMEM)
-		return -ENOMEM;
-	return t->op == ROP_MATCH;
+	r = found ? props_set(&s->ev->props, t->value, found, t->value[0] != '.') : 0;
+	free(argv);
+	if (r == -ENOMEM)
+		return r;
+	return found ? t->op == ROP_MATCH : t->op == ROP_NOMATCH;
 }
 
 static int import_parent(struct evstate *s, const struct rules_token *t)
@@ -354,7 +348,7 @@ static int import_parent(struct evstate *s, const struct rules_token *t)
 	struct rules_record rec = { 0 };
 	int r = 0;
 
-	if (!format(s, t->value, filter, sizeof(filter), "IMPORT parent filter"))
+	if (!ev_format(s, t->value, filter, sizeof(filter), "IMPORT parent filter", true))
 		return 0;
 	if (sysdev_parent(s->ctx->sys, s->ev->devpath, parent, sizeof(parent)) < 0)
 		return t->op == ROP_NOMATCH;
@@ -414,15 +408,16 @@ static char **make_env(const struct props *p)
 static void log_outcome(const struct evstate *s, const char *cmd, const struct exec_status *st,
 			const char *err, bool accept_failure)
 {
-	char safe[512];
+	char safe[512], e[EV_ESC_MAX];
 
+	ev_esc(e, cmd);
 	if (st->timed_out)
-		ev_log(s, LOG_ERR, "'%s' timed out, killed", cmd);
+		ev_log(s, LOG_ERR, "'%s' timed out, killed", e);
 	else if (st->signal)
-		ev_log(s, LOG_ERR, "'%s' terminated by signal %d", cmd, st->signal);
+		ev_log(s, LOG_ERR, "'%s' terminated by signal %d", e, st->signal);
 	else if (st->exit_code)
 		ev_log(s, accept_failure ? LOG_DEBUG : LOG_WARNING,
-		       "'%s' failed with exit code %d%s%s", cmd, st->exit_code, err[0] ? ": " : "",
+		       "'%s' failed with exit code %d%s%s", e, st->exit_code, err[0] ? ": " : "",
 		       escape_log(safe, sizeof(safe), err, strlen(err)));
 }
 
@@ -435,10 +430,11 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 
 	for (size_t i = 0; i < ev->nrun; i++) {
 		const struct rules_run *run = &ev->run[i];
+		char e[EV_ESC_MAX];
 		int r, argc;
 
 		if (ctx->deadline_usec && now_monotonic_usec() >= ctx->deadline_usec) {
-			ev_log(&s, LOG_ERR, "'%s' not run: the event's time is up", run->cmd);
+			ev_log(&s, LOG_ERR, "'%s' not run: the event's time is up", ev_esc(e, run->cmd));
 			failed++;
 			continue;
 		}
@@ -451,17 +447,33 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 			    ? ctx->builtin(ctx->u, ev, (enum rules_builtin)run->builtin, argc, argv)
 			    : -EINVAL;
 		if (r < 0) {
-			ev_log(&s, LOG_DEBUG, "builtin '%s' failed: %s", run->cmd, strerror(-r));
+			ev_log(&s, LOG_DEBUG, "builtin '%s' failed: %s", ev_esc(e, run->cmd),
+			       errno_text(r));
 			failed++;
 		}
 	}
 	return failed;
 }
 
+/*
+ * udev runs a relative program from its helper directory (path_join, nothing
+ * refused): here it must stay there (no ".." component) and its path must fit.
+ */
+static int helper_path(const char *libexec, const char *name, char *out, size_t size)
+{
+	for (const char *p = name; *p; p += strcspn(p, "/"), p += strspn(p, "/"))
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+			return -EPERM;
+	if ((size_t)snprintf(out, size, "%s/%s", libexec, name) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, bool *truncated,
 	     bool accept_failure)
 {
 	char words[RULES_LINE_MAX], prog[RULES_PATH_MAX], err[256], *argv[EXEC_ARGS_MAX], **env;
+	char e[EV_ESC_MAX];
 	struct exec_opts o = { .deadline_usec = s->ctx->deadline_usec,
 			       .out = out,
 			       .out_size = size,
@@ -475,12 +487,19 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 	r = exec_split(cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
 
 	if (r <= 0 || !argv[0][0]) {
-		ev_log(s, LOG_ERR, "invalid command '%s'", cmd);
+		ev_log(s, LOG_ERR, "invalid command '%s'", ev_esc(e, cmd));
 		return r < 0 ? r : -EINVAL;
 	}
 	if (argv[0][0] != '/') {
-		snprintf(prog, sizeof(prog), "%s/%s",
-			 s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev", argv[0]);
+		const char *dir = s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev";
+
+		r = helper_path(dir, argv[0], prog, sizeof(prog));
+		if (r < 0) {
+			ev_log(s, LOG_ERR, "'%s' refused: %s", ev_esc(e, cmd),
+			       r == -EPERM ? "a relative program name must not contain '..'"
+					   : "the program's path is too long");
+			return r;
+		}
 		argv[0] = prog;
 	}
 	env = make_env(&s->ev->props);
@@ -489,7 +508,7 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 	r = exec_run(argv, env, &o, &st);
 	free(env);
 	if (r < 0) {
-		ev_log(s, LOG_WARNING, "failed to execute '%s': %s", cmd, strerror(-r));
+		ev_log(s, LOG_WARNING, "failed to execute '%s': %s", ev_esc(e, cmd), errno_text(r));
 		return r;
 	}
 	*truncated = st.truncated;

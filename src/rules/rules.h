@@ -347,3 +347,9 @@ void rules_record_free(struct rules_record *rec);
 
 /* A SYMLINK name (relative to /dev) initdev may create: normalized, inside /dev. */
 bool rules_link_valid(const char *name);
+
+/* systemd's parse_mode: blanks, then octal digits only, at most 07777. 0 or -EINVAL/-ERANGE. */
+int rules_parse_mode(const char *s, mode_t *mode);
+
+/* For "/dev/NAME" with NAME a valid name inside /dev: NAME. Otherwise NULL. */
+const char *rules_devname_rel(const char *devname);

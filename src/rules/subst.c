@@ -233,8 +233,9 @@ static void put_parent_devname(const struct rules_ctx *ctx, struct rules_event *
 
 	if (sysdev_parent(ctx->sys, ev->devpath, parent, sizeof(parent)) < 0)
 		return;
-	if (rsys_uevent_props(ctx->sys, parent, &p) == 0 && (dn = props_get(&p, "DEVNAME")))
-		puts_(o, dn + strlen("/dev/"));
+	if (rsys_uevent_props(ctx->sys, parent, &p) == 0 && (dn = props_get(&p, "DEVNAME")) &&
+	    (dn = rules_devname_rel(dn)))
+		puts_(o, dn);
 	props_clear(&p);
 }
 
@@ -290,7 +291,8 @@ static void put_one(const struct rules_ctx *ctx, struct rules_event *ev, struct 
 	case S_PARENT: put_parent_devname(ctx, ev, o); break;
 	case S_DEVNODE: puts_(o, ev->devname); break;
 	case S_NAME:
-		puts_(o, ev->name ? ev->name : ev->devname[0] ? ev->devname + 5 : ev->sysname);
+		v = rules_devname_rel(ev->devname);
+		puts_(o, ev->name ? ev->name : v ? v : ev->sysname);
 		break;
 	case S_LINKS: put_links(ev, o); break;
 	case S_ROOT: puts_(o, "/dev"); break;

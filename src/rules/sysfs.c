@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rules/rules.h"
+
 /* name: plain relative components, none ".", ".." or empty. */
 static bool plain_name(const char *name)
 {
@@ -146,10 +148,14 @@ int rsys_uevent_props(const struct sysdev_root *root, const char *devpath, struc
 	if (rsys_attr(root, devpath, "uevent", buf, sizeof(buf)) < 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "DEVNAME=", 8) == 0 && line[8] != '/') {
+		if (strncmp(line, "DEVNAME=", 8) == 0) {
 			char devname[SYSDEV_PATH_MAX];
 
-			snprintf(devname, sizeof(devname), "/dev/%s", line + 8);
+			/* kept only as "/dev/NAME" inside /dev */
+			if ((size_t)snprintf(devname, sizeof(devname), "%s%s",
+					     line[8] == '/' ? "" : "/dev/", line + 8) >= sizeof(devname) ||
+			    !rules_devname_rel(devname))
+				continue;
 			r = props_set(out, "DEVNAME", devname, false);
 		} else {
 			r = props_set_pair(out, line, false);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int number_parse(const char *s, size_t n, uint64_t max, uint64_t *out)
+static int parse_base(const char *s, size_t n, unsigned int base, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -15,19 +15,29 @@ int number_parse(const char *s, size_t n, uint64_t max, uint64_t *out)
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = (unsigned char)s[i] - '0';
 
-		if (d > 9)
+		if (d >= base)
 			return -EINVAL;
-		if (d > max || v > (max - d) / 10)
+		if (d > max || v > (max - d) / base)
 			return -ERANGE;
-		v = v * 10 + d;
+		v = v * base + d;
 	}
 	*out = v;
 	return 0;
 }
 
+int number_parse(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	return parse_base(s, n, 10, max, out);
+}
+
 int number_parse_str(const char *s, uint64_t max, uint64_t *out)
 {
 	return number_parse(s, s ? strlen(s) : 0, max, out);
+}
+
+int number_parse_octal(const char *s, uint64_t max, uint64_t *out)
+{
+	return parse_base(s, s ? strlen(s) : 0, 8, max, out);
 }
 
 int number_parse_int(const char *s, int min, int max, int *out)

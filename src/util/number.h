@@ -16,6 +16,9 @@ int number_parse(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* A NUL-terminated string. */
 int number_parse_str(const char *s, uint64_t max, uint64_t *out);
 
+/* The same in octal (file modes): digits 0-7 only, at least one. */
+int number_parse_octal(const char *s, uint64_t max, uint64_t *out);
+
 /* An int in [min, max] (0 <= min <= max), NUL-terminated. */
 int number_parse_int(const char *s, int min, int max, int *out);
 

@@ -8,6 +8,7 @@
 #include <atf-c.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,122 @@ ATF_TC_BODY(program_result, tc)
 	CHECK_NOPROP(&w, "I");
 	CHECK_PROP(&w, "J", "/dev/vda 7"); /* the event's properties are the environment */
 	CHECK_PROP(&w, "K", "a/b_c");      /* odd bytes of a result replaced, '/' kept */
+	world_fini(&w);
+}
+
+/* A relative program is looked up in libexec and must stay there; a cut path is never run. */
+ATF_TC_WITHOUT_HEAD(relative_programs);
+ATF_TC_BODY(relative_programs, tc)
+{
+	static char text[4096];
+	char dots[1100] = "";
+	struct world w;
+
+	/* "/bin/" + dots + "true" is exactly what fits in RULES_PATH_MAX - 1 */
+	for (size_t n = strlen("/bin/") + strlen("true"); n + 2 <= RULES_PATH_MAX - 1; n += 2)
+		strcat(dots, "./");
+	snprintf(text, sizeof(text),
+		 "PROGRAM==\"true\", ENV{BARE}=\"1\"\n"
+		 "PROGRAM==\"./true\", ENV{DOT}=\"1\"\n"
+		 "PROGRAM==\"../../../../../../../../../../bin/true\", ENV{UP}=\"1\"\n"
+		 "PROGRAM==\"x/../true\", ENV{UP2}=\"1\"\n"
+		 "PROGRAM==\"%strue-is-cut-here\", ENV{CUT}=\"1\"\n",
+		 dots);
+	world_init(&w, text);
+	w.ctx.libexec = "/bin";
+	event(&w, "add", VDA);
+	CHECK_PROP(&w, "BARE", "1");
+	CHECK_PROP(&w, "DOT", "1");
+	CHECK_NOPROP(&w, "UP");
+	CHECK_NOPROP(&w, "UP2");
+	CHECK_NOPROP(&w, "CUT");
+	world_fini(&w);
+}
+
+static int event_with_devname(struct world *w, const char *devpath, const char *devname)
+{
+	char d[512], n[512];
+	const char *env[] = { "ACTION=add", d, "SUBSYSTEM=block", "MAJOR=254", "MINOR=0", n };
+
+	snprintf(d, sizeof(d), "DEVPATH=%s", devpath);
+	snprintf(n, sizeof(n), "DEVNAME=%s", devname);
+	return rules_event_init(&w->ev, env, sizeof(env) / sizeof(env[0]), NULL);
+}
+
+/* An absolute DEVNAME counts only as "/dev/" and a name inside /dev, from the event or sysfs. */
+ATF_TC_WITHOUT_HEAD(devname_below_dev);
+ATF_TC_BODY(devname_below_dev, tc)
+{
+	static const char *const bad[] = { "/x", "/dev/", "/dev", "/devx", "/dev/../etc/shadow",
+					   "../x", "a/../../x", "/dev//x" };
+	struct world w;
+
+	world_init(&w, "ENV{P}=\"[%P]\", ENV{N}=\"[%N]\", ENV{K}=\"[$name]\"\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_EQ_MSG(event_with_devname(&w, VDA, bad[i]), -EINVAL, "DEVNAME=%s",
+				 bad[i]);
+	ATF_REQUIRE_EQ(event_with_devname(&w, VDA, "/dev/vda"), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+	CHECK_PROP(&w, "N", "[/dev/vda]");
+	CHECK_PROP(&w, "K", "[vda]");
+	rules_event_free(&w.ev);
+	ATF_REQUIRE_EQ(event_with_devname(&w, VDA1, "vda1"), 0);
+	CHECK_PROP(&w, "DEVNAME", "/dev/vda1");
+	rules_event_free(&w.ev);
+	/* a parent whose uevent file names a node outside /dev has none for %P */
+	for (size_t i = 0; i < 2; i++) {
+		fx_text(ROOT, VDA "/uevent", i ? "MAJOR=254\nMINOR=0\nDEVNAME=/x\n"
+					       : "MAJOR=254\nMINOR=0\nDEVNAME=/dev/../../etc\n");
+		ATF_REQUIRE_EQ(event_with_devname(&w, VDA1, "vda1"), 0);
+		ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+		CHECK_PROP(&w, "P", "[]");
+		rules_event_free(&w.ev);
+	}
+	world_fini(&w);
+}
+
+/* Event, file and program text in log lines is escaped: a newline cannot start a line. */
+ATF_TC_WITHOUT_HEAD(log_lines_escaped);
+ATF_TC_BODY(log_lines_escaped, tc)
+{
+	static const char text[] = "TAG+=\"$env{X}\"\n"
+				   "OWNER=\"$env{X}\", GROUP=\"$env{X}\", MODE=\"$env{X}\"\n"
+				   "PROGRAM==\"/nonexistent/$env{X}\"\n"
+				   "IMPORT{file}=\"/nonexistent/$env{X}\"\n"
+				   "IMPORT{builtin}=\"hwdb $env{X}\"\n"
+				   "ATTR{size}=\"$env{X}\"\n"
+				   "RUN+=\"/bin/sh -c 'exit 3' $env{X}\"\n";
+	const char *env[] = { "ACTION=add", "DEVPATH=" VDA, "SUBSYSTEM=block", "MAJOR=254",
+			      "MINOR=0", "DEVNAME=vda", "X=x\nFORGED: y" };
+	struct logger log = { .max_level = LOG_DEBUG, .ident = "t", .echo_fd = -1 };
+	char line[2048];
+	unsigned int lines = 0;
+	struct world w;
+	FILE *f;
+
+	world_init(&w, "");
+	log.fd = open("log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ATF_REQUIRE(log.fd >= 0);
+	w.ctx.log = &log;
+	ATF_REQUIRE_EQ(rules_parse_text(&w.r, "evil\nFORGED.rules", text, strlen(text)), 0);
+	ATF_REQUIRE_EQ(rules_event_init(&w.ev, env, sizeof(env) / sizeof(env[0]), NULL), 0);
+	ATF_REQUIRE_EQ(rules_apply(&w.r, &w.ctx, &w.ev), 0);
+	ATF_CHECK_EQ(rules_run_list(&w.ctx, &w.ev), 1);
+	close(log.fd);
+	f = fopen("log", "r");
+	ATF_REQUIRE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		ATF_CHECK_MSG(strncmp(line, "t: vda: ", 8) == 0, "a line that is not ours: %s", line);
+		/* RUN lines are logged without their rules line */
+		ATF_CHECK_MSG(strncmp(line + 8, "evil\\x0aFORGED.rules:", 21) == 0 ||
+				      strncmp(line + 8, "'/bin/sh", 8) == 0,
+			      "file name: %s", line);
+		ATF_CHECK_MSG(strstr(line, "x\\x0aFORGED: y") != NULL, "unescaped: %s", line);
+	}
+	fclose(f);
+	/* tag, owner, group, mode, program, builtin, attribute, RUN (a missing file is quiet) */
+	ATF_CHECK_EQ_MSG(lines, 8, "%u log lines", lines);
 	world_fini(&w);
 }
 
@@ -623,6 +740,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, parent_keys);
 	ATF_TP_ADD_TC(tp, substitutions);
 	ATF_TP_ADD_TC(tp, program_result);
+	ATF_TP_ADD_TC(tp, relative_programs);
+	ATF_TP_ADD_TC(tp, devname_below_dev);
+	ATF_TP_ADD_TC(tp, log_lines_escaped);
 	ATF_TP_ADD_TC(tp, imports);
 	ATF_TP_ADD_TC(tp, test_key);
 	ATF_TP_ADD_TC(tp, goto_label);

@@ -8,7 +8,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rules/exec.h"
@@ -91,6 +95,75 @@ ATF_TC_BODY(status_and_output, tc)
 	ATF_CHECK_EQ(strlen(out), sizeof(out) - 1);
 }
 
+/* The O_NONBLOCK bit of the child's fd (from /proc/self/fdinfo). */
+static long child_fd_flags(int fd)
+{
+	char cmd[128], out[256], *f;
+	struct exec_status st;
+	char *env[] = { NULL };
+
+	snprintf(cmd, sizeof(cmd), "/bin/cat /proc/self/fdinfo/%d", fd);
+	ATF_REQUIRE_EQ(run(cmd, env, 10000000, out, sizeof(out), &st), 0);
+	ATF_REQUIRE_EQ(st.exit_code, 0);
+	f = strstr(out, "flags:");
+	ATF_REQUIRE_MSG(f != NULL, "no flags in '%s'", out);
+	return strtol(f + 6, NULL, 8);
+}
+
+/* A program's stdout and stderr block when full, as an inherited pipe does. */
+ATF_TC_WITHOUT_HEAD(child_pipes_block);
+ATF_TC_BODY(child_pipes_block, tc)
+{
+	char *env[] = { NULL };
+	char out[64];
+	struct exec_status st;
+
+	ATF_CHECK_EQ(child_fd_flags(1) & O_NONBLOCK, 0);
+	ATF_CHECK_EQ(child_fd_flags(2) & O_NONBLOCK, 0);
+	/* 1 MiB in one write to stdout, then to stderr: all of it must go, whatever our pace */
+	for (int i = 0; i < 3; i++) {
+		ATF_REQUIRE_EQ(run("/bin/dd if=/dev/zero bs=1048576 count=1 status=none", env,
+				   20000000, out, sizeof(out), &st),
+			       0);
+		ATF_CHECK_EQ_MSG(st.exit_code, 0, "dd failed writing 1 MiB to its stdout");
+		ATF_REQUIRE_EQ(run("/bin/sh -c 'dd if=/dev/zero bs=1048576 count=1 status=none >&2'",
+				   env, 20000000, out, sizeof(out), &st),
+			       0);
+		ATF_CHECK_EQ_MSG(st.exit_code, 0, "dd failed writing 1 MiB to its stderr");
+	}
+}
+
+/* poll() failing (not EINTR) while waiting: the child is killed and reaped, a failure. */
+static int poll_fails_with;
+
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (poll_fails_with) {
+		errno = poll_fails_with;
+		return -1;
+	}
+	return __real_poll(fds, n, timeout);
+}
+
+ATF_TC_WITHOUT_HEAD(poll_failure);
+ATF_TC_BODY(poll_failure, tc)
+{
+	char *env[] = { NULL };
+	char out[64];
+	struct exec_status st;
+	uint64_t t0 = now_monotonic_usec();
+
+	poll_fails_with = ENOMEM;
+	ATF_CHECK_EQ(run("/bin/sleep 30", env, 20000000, out, sizeof(out), &st), -ENOMEM);
+	poll_fails_with = 0;
+	ATF_CHECK(now_monotonic_usec() - t0 < 10000000);
+	/* reaped: no child (and no zombie) is left */
+	ATF_CHECK_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ATF_CHECK_EQ(errno, ECHILD);
+}
+
 ATF_TC_WITHOUT_HEAD(no_inherited_fds);
 ATF_TC_BODY(no_inherited_fds, tc)
 {
@@ -136,6 +209,8 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, split_like_udev);
 	ATF_TP_ADD_TC(tp, status_and_output);
+	ATF_TP_ADD_TC(tp, child_pipes_block);
+	ATF_TP_ADD_TC(tp, poll_failure);
 	ATF_TP_ADD_TC(tp, no_inherited_fds);
 	ATF_TP_ADD_TC(tp, timeout_kills);
 	return atf_no_error();

@@ -99,6 +99,10 @@ ATF_TC_BODY(operators_by_key, tc)
 		{ "OWNER==\"root\"", false },
 		{ "OWNER=\"0\"", true },
 		{ "MODE=\"0660\"", true },
+		{ "TEST{+755}==\"x\", ENV{X}=\"1\"", false }, /* systemd's parse_mode: no sign */
+		{ "TEST{-0}==\"x\", ENV{X}=\"1\"", false },
+		{ "TEST{0759}==\"x\", ENV{X}=\"1\"", false },
+		{ "TEST{ 0755}==\"x\", ENV{X}=\"1\"", true }, /* leading blanks are skipped */
 		{ "MODE-=\"0660\"", false },
 		{ "RUN==\"x\"", false },
 		{ "RUN{other}+=\"x\"", false },
