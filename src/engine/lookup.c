@@ -118,25 +118,20 @@ int engine_lookup(struct engine *e, const char *name, struct engine_device *out)
 bool engine_found(struct engine *e, const char *name, char *devname, size_t size)
 {
 	struct handler_set *hs = &e->handlers;
-	char target[PATH_MAX];
+	char real[PATH_MAX];
 	struct stat st;
 
 	/* a disk link counts once the table agrees: its node is in place then */
 	if (strncmp(name, "disk/", 5) == 0)
 		return hs->ready && disk_links_resolve(&hs->links, name + 5, devname, size) &&
 		       fstatat(hs->devnode.devfd, devname, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (!hs->ready || fstatat(hs->devnode.devfd, name, &st, 0) < 0 ||
+	/* followed only within the --dev root: /dev/stdin leads out of it */
+	if (!hs->ready || resolve(e->cfg.dev, name, real, sizeof(real)) < 0 ||
+	    fstatat(hs->devnode.devfd, real, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !(S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
 		return false;
 	/* report the node itself for block/MAJ:MIN, the name otherwise */
-	ssize_t n = readlinkat(hs->devnode.devfd, name, target, sizeof(target) - 1);
-
-	if (n > 0 && strncmp(name, "block/", 6) == 0) {
-		target[n] = '\0';
-		snprintf(devname, size, "%s", strncmp(target, "../", 3) == 0 ? target + 3 : target);
-	} else {
-		snprintf(devname, size, "%s", name);
-	}
+	snprintf(devname, size, "%s", strncmp(name, "block/", 6) == 0 ? real : name);
 	return true;
 }
 

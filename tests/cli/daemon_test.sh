@@ -194,6 +194,25 @@ wait_cmdline_timeout_body() {
 }
 wait_cmdline_timeout_cleanup() { cleanup_root; }
 
+atf_test_case wait_stays_in_dev cleanup
+wait_stays_in_dev_head() {
+	atf_set descr "initdev wait follows a link only within its /dev: a node outside it is not found"
+	atf_set require.user root
+}
+wait_stays_in_dev_body() {
+	setup_root
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --subtree /devices/virtual/mem
+	atf_check -s exit:0 $ID settle --timeout 30
+	ln -s /proc/self/fd/0 dev/stdin
+	ln -s /dev/null dev/outside
+	ln -s null dev/inside
+	atf_check -s exit:0 -o match:"/inside\$" $ID wait --timeout 5 /dev/inside
+	atf_check -s exit:1 -e ignore $ID wait --timeout 1 /dev/stdin
+	atf_check -s exit:1 -e ignore $ID wait --timeout 1 /dev/outside
+	atf_check -s exit:0 $ID exit
+}
+wait_stays_in_dev_cleanup() { cleanup_root; }
+
 atf_test_case already_running cleanup
 already_running_head() {
 	atf_set descr "a second daemon on the same run directory refuses to start"
@@ -307,5 +326,6 @@ atf_init_test_cases() {
 	atf_add_test_case hostile_cmdline
 	atf_add_test_case already_running
 	atf_add_test_case wait_cmdline_timeout
+	atf_add_test_case wait_stays_in_dev
 	atf_add_test_case refuses_beside_udevd
 }
