@@ -13,29 +13,10 @@ static void prop(struct strbuf *b, const char *key, const char *value)
 		strbuf_printf(b, "%s=%s\n", key, value);
 }
 
-/* ID_FS_*, ID_PART_TABLE_*, ID_PART_ENTRY_*: as udev's blkid builtin names them. */
-static void probe_props(struct strbuf *b, const struct probe_result *p)
+static int add_prop(void *u, const char *key, const char *value)
 {
-	char num[16];
-
-	prop(b, "ID_FS_TYPE", p->fs_type);
-	prop(b, "ID_FS_USAGE", p->fs_usage);
-	prop(b, "ID_FS_VERSION", p->fs_version);
-	prop(b, "ID_FS_UUID", p->fs_uuid);
-	prop(b, "ID_FS_UUID_ENC", p->fs_uuid_enc);
-	prop(b, "ID_FS_UUID_SUB", p->fs_uuid_sub);
-	prop(b, "ID_FS_LABEL", p->fs_label);
-	prop(b, "ID_FS_LABEL_ENC", p->fs_label_enc);
-	prop(b, "ID_PART_TABLE_TYPE", p->pt_type);
-	prop(b, "ID_PART_TABLE_UUID", p->pt_uuid);
-	if (!p->has_part_entry)
-		return;
-	prop(b, "ID_PART_ENTRY_SCHEME", p->part_scheme);
-	prop(b, "ID_PART_ENTRY_UUID", p->part_uuid);
-	prop(b, "ID_PART_ENTRY_NAME", p->part_name_enc);
-	prop(b, "ID_PART_ENTRY_TYPE", p->part_type);
-	snprintf(num, sizeof(num), "%u", p->part_number);
-	prop(b, "ID_PART_ENTRY_NUMBER", num);
+	prop(u, key, value);
+	return 0;
 }
 
 /* Shown already (identity, or the native probe's): not repeated from the rules' record. */
@@ -83,7 +64,7 @@ int info_properties(struct engine *e, const char *name, char *buf, size_t size)
 	prop(&b, "SUBSYSTEM", d.subsystem);
 	prop(&b, "DEVTYPE", d.devtype);
 	if (d.has_disk && d.disk.probed)
-		probe_props(&b, &d.disk.probe);
+		(void)probe_props(&d.disk.probe, add_prop, &b);
 	rules_props(e, &b, d.devpath, d.has_disk && d.disk.probed);
 	return (int)b.len;
 }

@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -264,4 +265,40 @@ int probe_fd(int fd, struct probe_result *out)
 	rc = rc < 0 ? blkid_error(rc, errno) : 0;
 	blkid_free_probe(pr);
 	return rc;
+}
+
+static int emit(int (*fn)(void *, const char *, const char *), void *u, const char *key,
+		const char *value)
+{
+	return value[0] ? fn(u, key, value) : 0;
+}
+
+int probe_props(const struct probe_result *p, int (*fn)(void *u, const char *key, const char *value),
+		void *u)
+{
+	char num[16], enc[PROBE_ENC_MAX] = "";
+	int r = 0;
+
+	if (p->fs_uuid_sub[0] && probe_encode(p->fs_uuid_sub, enc, sizeof(enc)) < 0)
+		enc[0] = '\0';
+	r = r ?: emit(fn, u, "ID_FS_UUID", p->fs_uuid);
+	r = r ?: emit(fn, u, "ID_FS_UUID_ENC", p->fs_uuid_enc);
+	r = r ?: emit(fn, u, "ID_FS_UUID_SUB", p->fs_uuid_sub);
+	r = r ?: emit(fn, u, "ID_FS_UUID_SUB_ENC", enc);
+	r = r ?: emit(fn, u, "ID_FS_LABEL", p->fs_label);
+	r = r ?: emit(fn, u, "ID_FS_LABEL_ENC", p->fs_label_enc);
+	r = r ?: emit(fn, u, "ID_FS_VERSION", p->fs_version);
+	r = r ?: emit(fn, u, "ID_FS_TYPE", p->fs_type);
+	r = r ?: emit(fn, u, "ID_FS_USAGE", p->fs_usage);
+	r = r ?: emit(fn, u, "ID_PART_TABLE_UUID", p->pt_uuid);
+	r = r ?: emit(fn, u, "ID_PART_TABLE_TYPE", p->pt_type);
+	if (r || !p->has_part_entry)
+		return r;
+	snprintf(num, sizeof(num), "%u", p->part_number);
+	r = r ?: emit(fn, u, "ID_PART_ENTRY_SCHEME", p->part_scheme);
+	r = r ?: emit(fn, u, "ID_PART_ENTRY_NAME", p->part_name_enc);
+	r = r ?: emit(fn, u, "ID_PART_ENTRY_UUID", p->part_uuid);
+	r = r ?: emit(fn, u, "ID_PART_ENTRY_TYPE", p->part_type);
+	r = r ?: emit(fn, u, "ID_PART_ENTRY_NUMBER", num);
+	return r;
 }

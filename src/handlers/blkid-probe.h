@@ -47,6 +47,14 @@ struct probe_result {
 int probe_fd(int fd, struct probe_result *out);
 
 /*
+ * Call fn(u, KEY, value) for each ID_FS_*, ID_PART_TABLE_* and
+ * ID_PART_ENTRY_* property of p with a value, named and ordered as udev's
+ * blkid builtin sets them. Stops at fn's first non-zero return, returned.
+ */
+int probe_props(const struct probe_result *p, int (*fn)(void *u, const char *key, const char *value),
+		void *u);
+
+/*
  * Encode like blkid_encode_string (a wrapper so callers need not link blkid).
  * Returns 0, -E2BIG if in is longer than PROBE_VALUE_MAX - 1 bytes, -ENOSPC
  * if the result does not fit size (out is "" on any error).

@@ -15,32 +15,14 @@ static int set(struct rules_event *ev, const char *key, const char *value)
 	return value[0] ? props_set(&ev->props, key, value, true) : 0;
 }
 
+static int set_prop(void *u, const char *key, const char *value)
+{
+	return props_set(&((struct rules_event *)u)->props, key, value, true);
+}
+
 int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 {
-	char num[16], enc[PROBE_ENC_MAX];
-	int r = 0;
-
-	r = r ?: set(ev, "ID_FS_UUID", p->fs_uuid);
-	r = r ?: set(ev, "ID_FS_UUID_ENC", p->fs_uuid_enc);
-	r = r ?: set(ev, "ID_FS_UUID_SUB", p->fs_uuid_sub);
-	if (r == 0 && p->fs_uuid_sub[0] && probe_encode(p->fs_uuid_sub, enc, sizeof(enc)) == 0)
-		r = set(ev, "ID_FS_UUID_SUB_ENC", enc);
-	r = r ?: set(ev, "ID_FS_LABEL", p->fs_label);
-	r = r ?: set(ev, "ID_FS_LABEL_ENC", p->fs_label_enc);
-	r = r ?: set(ev, "ID_FS_VERSION", p->fs_version);
-	r = r ?: set(ev, "ID_FS_TYPE", p->fs_type);
-	r = r ?: set(ev, "ID_FS_USAGE", p->fs_usage);
-	r = r ?: set(ev, "ID_PART_TABLE_UUID", p->pt_uuid);
-	r = r ?: set(ev, "ID_PART_TABLE_TYPE", p->pt_type);
-	if (r || !p->has_part_entry)
-		return r;
-	snprintf(num, sizeof(num), "%u", p->part_number);
-	r = r ?: set(ev, "ID_PART_ENTRY_SCHEME", p->part_scheme);
-	r = r ?: set(ev, "ID_PART_ENTRY_NAME", p->part_name_enc);
-	r = r ?: set(ev, "ID_PART_ENTRY_UUID", p->part_uuid);
-	r = r ?: set(ev, "ID_PART_ENTRY_TYPE", p->part_type);
-	r = r ?: set(ev, "ID_PART_ENTRY_NUMBER", num);
-	return r;
+	return probe_props(p, set_prop, ev);
 }
 
 static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
