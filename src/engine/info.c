@@ -7,9 +7,13 @@
 #include "engine/lookup.h"
 #include "util/strbuf.h"
 
+/*
+ * One KEY=VALUE line. A value with a line break (a dm name may hold one)
+ * is left out: it would add a line of its own to what dracut parses.
+ */
 static void prop(struct strbuf *b, const char *key, const char *value)
 {
-	if (value && value[0])
+	if (value && value[0] && !strpbrk(value, "\n\r"))
 		strbuf_printf(b, "%s=%s\n", key, value);
 }
 

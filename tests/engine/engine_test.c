@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/info.h"
 #include "fake-sysfs.h"
 
 struct fx {
@@ -375,6 +376,30 @@ ATF_TC_BODY(rules_link_removable_loses, tc)
 	fx_fini(&f);
 }
 
+/*
+ * udevadm info prints KEY=VALUE lines that dracut parses: a value with a
+ * line break (a device-mapper name may hold one) must not add a line.
+ */
+ATF_TC_WITHOUT_HEAD(info_value_line_break);
+ATF_TC_BODY(info_value_line_break, tc)
+{
+	struct fx f;
+	char buf[4096];
+
+	require_root();
+	fs_mkdir_p("rules");
+	fs_write_file("rules/50-dm.rules", "ENV{DM_NAME}==\"?*\", ENV{SEEN}=\"1\", ENV{COPY}=\"$env{DM_NAME}\"\n");
+	fx_init_rules(&f, false, "rules");
+	ATF_REQUIRE_EQ(engine_start(&f.e), 0);
+	feed(&f, "add", "/devices/virtual/block/dm-7", "block", "DEVNAME=dm-7", "DEVTYPE=disk",
+	     "MAJOR=253", "MINOR=7", "DM_NAME=a\nID_FS_UUID=forged", NULL);
+	settle(&f);
+	ATF_REQUIRE(info_properties(&f.e, "dm-7", buf, sizeof(buf)) > 0);
+	ATF_CHECK_MSG(strstr(buf, "SEEN=1\n") != NULL, "the rules did not run: %s", buf);
+	ATF_CHECK_MSG(strstr(buf, "ID_FS_UUID=forged") == NULL, "a value added a line: %s", buf);
+	fx_fini(&f);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, settles_when_idle);
@@ -384,5 +409,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, handler_failure_goes_on);
 	ATF_TP_ADD_TC(tp, events_lost_rescans);
 	ATF_TP_ADD_TC(tp, rules_link_removable_loses);
+	ATF_TP_ADD_TC(tp, info_value_line_break);
 	return atf_no_error();
 }
