@@ -193,6 +193,7 @@ static int start_handlers(struct engine *e)
 		.nblacklist = e->cmdline->nblacklist,
 		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
 		.cmdline = e->cmdline->text,
+		.udev_run = e->cfg.udev_run,
 		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
 				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 	};

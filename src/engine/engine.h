@@ -45,6 +45,9 @@ struct engine_config {
 	unsigned int nrules_dirs;
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
+	/* udev's runtime directory (/run/udev): the database entries of
+	 * db_persist devices go there; NULL: none are written */
+	const char *udev_run;
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
 	const char *subtrees[ENGINE_SUBTREES_MAX];
 	unsigned int nsubtrees;
