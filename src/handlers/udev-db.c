@@ -83,12 +83,11 @@ static bool escape_one(char c, char *out, size_t size, size_t *j)
 
 int udev_db_escape_link(const char *link, char *out, size_t size)
 {
-	const char *name = link + dev_prefix(link); /* below /dev */
+	const char *name = link + dev_prefix(link); /* below /dev: what udev 252 escapes */
 	size_t j = 0;
 
-	/* udev escapes the path below "/dev", its leading '/' included */
-	if (!escape_one('/', out, size, &j))
-		return -ENAMETOOLONG;
+	if (!*name)
+		return -EINVAL;
 	for (const char *c = name; *c; c++)
 		if (!escape_one(*c, out, size, &j))
 			return -ENAMETOOLONG;

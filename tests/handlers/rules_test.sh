@@ -208,19 +208,19 @@ RULES
 		[ "$(tail -n 1 "$f")" = V:1 ] || atf_fail "entry: $(cat "$f")"
 	! grep -q -e NOT_KEPT -e '^E:DEVNAME=' -e '^E:ACTION=' "$f" ||
 		atf_fail "event or temporary properties in the entry: $(cat "$f")"
-	[ "$(readlink "udev/links/\\x2fmapper\\x2fvg-$ka/$ida")" = "0:/dev/$ka" ] ||
+	[ "$(readlink "udev/links/mapper\\x2fvg-$ka/$ida")" = "0:/dev/$ka" ] ||
 		atf_fail "link index: $(ls -lR udev/links)"
 	# what udevd would have left for other devices goes; ours stays
 	echo 'V:1' > udev/data/b7:999
-	mkdir -p 'udev/links/\x2fdisk\x2fby-label\x2fkeep'
-	ln -s 0:/dev/x 'udev/links/\x2fdisk\x2fby-label\x2fkeep/b7:999'
+	mkdir -p 'udev/links/disk\x2fby-label\x2fkeep'
+	ln -s 0:/dev/x 'udev/links/disk\x2fby-label\x2fkeep/b7:999'
 	ln -s "$(bin)" udevadm
 	U="env INITDEV_RUN_DIR=$PWD/run INITDEV_DEV_DIR=$PWD/dev ./udevadm"
 	atf_check -s exit:0 $U info --cleanup-db
 	[ -e "udev/data/$ida" ] && [ ! -e udev/data/b7:999 ] ||
 		atf_fail "cleanup-db: $(ls udev/data)"
-	[ -L "udev/links/\\x2fdisk\\x2fby-label\\x2fkeep/$ida" ] &&
-		[ ! -L 'udev/links/\x2fdisk\x2fby-label\x2fkeep/b7:999' ] ||
+	[ -L "udev/links/disk\\x2fby-label\\x2fkeep/$ida" ] &&
+		[ ! -L 'udev/links/disk\x2fby-label\x2fkeep/b7:999' ] ||
 		atf_fail "cleanup-db, links: $(ls -lR udev/links)"
 	# mdraid_start.sh's call, and udevadm's short options
 	atf_check -s exit:0 -o inline:"/devices/virtual/block/$ka\n" $U info -q path -n "/dev/$ka"
@@ -232,7 +232,7 @@ RULES
 	# a removed device's entry goes
 	losetup -d "$la"
 	wait_for test ! -e "udev/data/$ida" || atf_fail "the entry outlived the device"
-	wait_for test ! -L "udev/links/\\x2fmapper\\x2fvg-$ka/$ida" || atf_fail "the index outlived it"
+	wait_for test ! -L "udev/links/mapper\\x2fvg-$ka/$ida" || atf_fail "the index outlived it"
 	atf_check -s exit:0 $ID exit
 }
 db_persist_entries_cleanup() { cleanup_root; }
