@@ -43,6 +43,7 @@ int cmd_exit(struct cli *cli, int argc, char **argv);
 int cmd_wait(struct cli *cli, int argc, char **argv);
 int cmd_handoff(struct cli *cli, int argc, char **argv);
 int cmd_rules(struct cli *cli, int argc, char **argv);
+int cmd_report(struct cli *cli, int argc, char **argv);
 /* dracut compatibility, chosen by argv[0] */
 int cmd_udevadm(struct cli *cli, int argc, char **argv);
 int cmd_systemd_udevd(struct cli *cli, int argc, char **argv);

@@ -114,6 +114,8 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 		return info_reply(d, req + 5);
 	if (strcmp(req, "handoff") == 0)
 		return start_handoff(d, c);
+	if (strcmp(req, "trace") == 0)
+		return write_trace(d) == 0 ? "OK" : "ERR cannot write the trace (see the log)";
 	if (strcmp(req, "exit") == 0) {
 		d->stop = true;
 		return "OK exiting";

@@ -210,6 +210,7 @@ static int become_holder(struct daemon *d)
 
 	a.uevent_fd = engine_take_socket(&d->engine);
 	write_state(d);
+	(void)write_trace(d);
 	teardown(d);
 	(void)control_send(client, "OK handing off");
 	close(client);
@@ -275,10 +276,15 @@ int daemon_run(struct daemon *d)
 		signal_ready(d);
 		daemon_loop(d);
 	}
-	if (r == 0 && d->handoff)
+	if (r == 0 && d->handoff) {
 		r = become_holder(d);
-	else
+	} else {
+		/* initdev wait without a daemon only looked: its trace would
+		 * replace the one of the run that did the work */
+		if (r == 0 && !d->until_found)
+			(void)write_trace(d);
 		teardown(d);
+	}
 	if (d->self_fd >= 0)
 		close(d->self_fd);
 	return r < 0 ? EXIT_FAIL : r > 0 ? r : d->exit_code;

@@ -91,4 +91,6 @@ int write_pid_file(const char *run_dir);
 void remove_state(const char *run_dir);
 /* RUN/status.json: what the initramfs did, for whoever looks after switch_root. */
 void write_state(struct daemon *d);
+/* RUN/trace: where the time went, for initdev report. 0 or -errno (logged). */
+int write_trace(struct daemon *d);
 bool already_running(const char *run_dir);

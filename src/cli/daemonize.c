@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine/status.h"
+#include "util/trace-file.h"
 
 int write_pid_file(const char *run_dir)
 {
@@ -55,6 +56,16 @@ void write_state(struct daemon *d)
 		log_msg(&d->cli->log, LOG_WARNING, "%s: cannot write the state", path);
 	if (fd >= 0)
 		close(fd);
+}
+
+int write_trace(struct daemon *d)
+{
+	int r = trace_file_save(&d->engine.trace, d->cli->run);
+
+	if (r < 0)
+		log_errno(&d->cli->log, LOG_WARNING, r, "%s/" TRACE_FILE_NAME ": cannot write the trace",
+			  d->cli->run);
+	return r;
 }
 
 bool already_running(const char *run_dir)

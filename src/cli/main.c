@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "exit", cmd_exit, "stop the daemon" },
 	{ "wait", cmd_wait, "wait for a device: /dev/PATH, UUID=, LABEL=, PARTUUID=, PARTLABEL=, MAJ:MIN" },
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
+	{ "report", cmd_report, "where the device phase's time went: summary, --json, --svg FILE" },
 	{ "handoff", cmd_handoff, "before switch_root: keep the uevent socket for the real root" },
 	{ "adopt", run_adopt, "in the real root: take the uevent socket and exec PROG with it" },
 	{ "rules", cmd_rules, "check rules files, or test them on one device" },

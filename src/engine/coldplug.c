@@ -272,6 +272,7 @@ static void trigger_one(struct coldplug_run *r, struct settle *s,
 	}
 	r->synth_proven |= with_uuid;
 	r->triggers++;
+	trace_trigger(r->trace, devpath);
 }
 
 bool coldplug_run_ready(const struct coldplug_run *r, const struct settle *s)

@@ -14,6 +14,7 @@
 #include "engine/coldplug-scan.h"
 #include "engine/settle.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #define COLDPLUG_UUID_LEN 36
 
@@ -51,6 +52,7 @@ struct coldplug_run {
 	bool synth_ok;             /* the kernel takes "add UUID" (4.13+) */
 	bool synth_proven;         /* at least one UUID write succeeded */
 	uint64_t triggers, errors;
+	struct trace *trace;       /* each trigger written; NULL: not */
 };
 
 void coldplug_run_init(struct coldplug_run *r, const char *sysfs, bool unpaced,

@@ -36,6 +36,7 @@ static void enter_phase(struct engine *e, enum engine_phase p)
 	e->phase_usec[e->phase] += now - e->phase_since;
 	e->phase_since = now;
 	e->phase = p;
+	trace_mark(&e->trace, engine_phase_name(p));
 	log_msg(e->log, LOG_DEBUG, "phase %s", engine_phase_name(p));
 }
 
@@ -54,6 +55,10 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 	e->start_usec = e->phase_since = now_monotonic_usec();
 	settle_init(&e->settle);
 	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
+	/* without memory for it, the trace records nothing: not worth failing for */
+	(void)trace_init(&e->trace, TRACE_SLOTS_DEFAULT, e->start_usec);
+	trace_mark(&e->trace, engine_phase_name(PHASE_STARTUP));
+	e->coldplug.trace = &e->trace;
 }
 
 int engine_open(struct engine *e, const struct engine_config *cfg,
@@ -84,6 +89,13 @@ static unsigned int worker_count(const struct engine *e)
 }
 
 static void handle_event(void *ctx, struct queue_worker *w, const struct uevent *ev);
+
+static void warm_worker(void *ctx, struct queue_worker *w)
+{
+	struct engine *e = ctx;
+
+	handler_set_workers_warm(&e->handlers, w->data);
+}
 
 /*
  * Threads start with the first event that needs one (a module to load):
@@ -196,6 +208,7 @@ static int start_handlers(struct engine *e)
 		.udev_run = e->cfg.udev_run,
 		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
 				 (unsigned int)e->cmdline->event_timeout_sec : 0,
+		.trace = &e->trace,
 	};
 	int r;
 
@@ -240,6 +253,7 @@ int engine_start(struct engine *e)
 	if (r < 0)
 		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
 	e->queue_up = true;
+	e->queue.warm = warm_worker;
 	e->in_hand_max = 2 * (size_t)worker_count(e);
 	if (e->in_hand_max < ENGINE_IN_HAND_MIN)
 		e->in_hand_max = ENGINE_IN_HAND_MIN;
@@ -248,6 +262,9 @@ int engine_start(struct engine *e)
 	if (e->cmdline->has_root)
 		engine_await_root(e);
 	preload(e);
+	/* modules to load: a worker readies its libkmod context while the walk runs */
+	if (modload_has_modules(&e->handlers.modload))
+		(void)start_workers(e);
 	if (e->cfg.coldplug)
 		return begin_coldplug(e);
 	enter_phase(e, PHASE_SETTLING);
@@ -268,6 +285,7 @@ void engine_close(struct engine *e)
 	map_clear(&e->devices, NULL);
 	map_clear(&e->root_paths, NULL);
 	gate_close(&e->gate);
+	trace_fini(&e->trace);
 }
 
 /* ---- events ---- */
@@ -347,6 +365,8 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 	bool blocks = handler_set_may_block(&e->handlers, ev);
 	bool root = on_root_path(e, ev);
 
+	trace_event(&e->trace, ev->seqnum, uevent_action_name(ev->action), ev->subsystem,
+		    ev->devpath);
 	track_device(e, ev);
 	e->settled = false;
 	if (root) {

@@ -22,6 +22,7 @@
 #include "handlers/set.h"
 #include "util/log.h"
 #include "util/map.h"
+#include "util/trace.h"
 
 #define ENGINE_SUBTREES_MAX 64
 #define ENGINE_RULES_DIRS_MAX 8
@@ -128,6 +129,7 @@ struct engine {
 	uint64_t phase_since;
 	uint64_t phase_usec[PHASE_COUNT];
 	uint64_t start_usec;
+	struct trace trace;         /* for initdev report (util/trace.h) */
 };
 
 /* An engine without a socket. cmdline must outlive it. */

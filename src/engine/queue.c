@@ -109,6 +109,8 @@ static void *worker_main(void *arg)
 	struct queue_worker *w = arg;
 	struct queue *q = w->q;
 
+	if (q->warm)
+		q->warm(q->ctx, w);
 	for (;;) {
 		struct queued_event *e = NULL;
 

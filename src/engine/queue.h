@@ -53,6 +53,8 @@ struct queue {
 	int done_fd;
 	queue_handler_fn handle;
 	void *ctx;
+	/* optional: on each worker thread as it starts, before its first event */
+	void (*warm)(void *ctx, struct queue_worker *w);
 	struct queue_worker *workers;
 	unsigned int nworkers;    /* started (main thread writes, under no lock) */
 	unsigned int maxworkers;  /* allowed: started as work waits for them */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "handlers/disk.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,7 +15,6 @@
 #include "names/disk-id.h"
 #include "util/escape.h"
 #include "names/path-id.h"
-#include "util/sysdev.h"
 
 bool disk_is_storage(const char *sysname)
 {
@@ -105,33 +105,50 @@ size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 	return n;
 }
 
-/* Transports whose disks anyone can plug in. */
-static const char *const hotplug_buses[] = { "usb", "mmc", "firewire", "memstick" };
+/*
+ * A component of devpath says the disk hangs off a bus anyone can plug
+ * into: "usbN" (a USB bus), "mmc_host", "fwN" (FireWire), "memstick".
+ * The kernel names these; the devpath is checked by the gate's parser.
+ */
+static bool on_hotplug_bus(const char *devpath)
+{
+	for (const char *c = strchr(devpath, '/'); c; c = strchr(c + 1, '/')) {
+		const char *p = c + 1;
+
+		if ((strncmp(p, "usb", 3) == 0 && isdigit((unsigned char)p[3])) ||
+		    (strncmp(p, "fw", 2) == 0 && isdigit((unsigned char)p[2])) ||
+		    strncmp(p, "mmc_host/", 9) == 0 || strncmp(p, "memstick", 8) == 0)
+			return true;
+	}
+	return false;
+}
 
 /*
  * Removable media, or a disk on a bus anyone can plug into: the sysfs
  * "removable" flag of the whole disk, or a USB, MMC, FireWire or memory
- * stick device above it. Such a disk never takes a persistent name from
- * one that is not (disk-links.h). Unknown counts as not removable.
+ * stick bus above it. Such a disk never takes a persistent name from one
+ * that is not (disk-links.h). Unknown counts as not removable.
  */
 static bool disk_removable(const char *sysfs, const char *devpath, bool partition)
 {
-	struct sysdev_root root;
-	char disk[PATH_MAX], flag[8], parent[SYSDEV_PATH_MAX];
-	bool removable = false;
+	char path[PATH_MAX], flag = '0';
+	size_t len = strlen(devpath);
+	int fd, n;
 
-	snprintf(disk, sizeof(disk), "%s", devpath);
-	if (partition && strrchr(disk, '/'))
-		*strrchr(disk, '/') = '\0'; /* a partition lives in its disk's directory */
-	if (sysdev_root_open(&root, sysfs) < 0)
+	if (on_hotplug_bus(devpath))
+		return true;
+	if (partition && strrchr(devpath, '/')) /* a partition lives in its disk's directory */
+		len = (size_t)(strrchr(devpath, '/') - devpath);
+	n = snprintf(path, sizeof(path), "%s%.*s/removable", sysfs, (int)len, devpath);
+	if (n < 0 || (size_t)n >= sizeof(path))
 		return false;
-	if (sysdev_attr(&root, disk, "removable", flag, sizeof(flag)) > 0)
-		removable = strcmp(flag, "1") == 0;
-	for (size_t i = 0; !removable && i < sizeof(hotplug_buses) / sizeof(hotplug_buses[0]); i++)
-		removable = sysdev_find_parent(&root, disk, hotplug_buses[i], NULL, parent,
-					       sizeof(parent)) == 0;
-	sysdev_root_close(&root);
-	return removable;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	if (read(fd, &flag, 1) != 1)
+		flag = '0';
+	close(fd);
+	return flag == '1';
 }
 
 /* Open the node read-only below the root, checking it is this device. */
@@ -191,7 +208,6 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 
 	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
 	info.partition = ev->devtype && strcmp(ev->devtype, "partition") == 0;
-	info.removable = disk_removable(c->sysfs, ev->devpath, info.partition);
 	if (fd >= 0) {
 		r = probe_fd(fd, &info.probe);
 		close(fd);
@@ -199,6 +215,8 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 	info.probed = r == 0;
 	note_probe(c, ev, r);
 	n = disk_link_names(c->sysfs, ev, info.probed ? &info.probe : NULL, names);
+	/* only a name can be contested */
+	info.removable = n > 0 && disk_removable(c->sysfs, ev->devpath, info.partition);
 	for (size_t i = 0; i < n; i++)
 		ptrs[i] = names[i];
 	(void)disk_links_update(c->links, ev->devpath, &info, 0, ptrs, n);

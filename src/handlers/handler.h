@@ -29,6 +29,9 @@ struct handler_ops {
 	/* Optional per-worker state (libkmod contexts are per thread). */
 	void *(*worker_new)(void *ctx);
 	void (*worker_free)(void *worker);
+	/* Optional: make the worker's state ready, on its thread as it starts
+	 * (a libkmod context takes a while to load its indexes). */
+	void (*worker_warm)(void *worker);
 	/* Optional: read configuration again (udevadm control --reload). 0 or -errno. */
 	int (*reload)(void *ctx);
 	/* Optional: a global property (udevadm control --property=KEY=VALUE; NULL removes). */

@@ -9,9 +9,12 @@
 #include "handlers/modload.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "util/escape.h"
 #include "handlers/kmod-dl.h"
@@ -254,6 +257,7 @@ static int load_module(struct modload_worker *w, struct kmod_module *mod, const 
 {
 	struct modload *m = w->m;
 	const char *name = kmod_module_get_name(mod);
+	uint64_t t0;
 	int r = claim_module(m, name);
 
 	if (r <= 0) {
@@ -280,8 +284,10 @@ static int load_module(struct modload_worker *w, struct kmod_module *mod, const 
 		finish(m, &m->stats.unresolved);
 		return -ENOENT;
 	}
+	t0 = trace_now(m->trace);
 	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST,
 					    NULL, NULL, NULL, NULL);
+	trace_module(m->trace, t0, name, w->seqnum, r);
 	return account(m, name, why, r);
 }
 
@@ -406,8 +412,12 @@ static bool may_block(void *ctx, const struct uevent *ev)
 /* Without a worker thread no module can be loaded (logged at start). */
 static void handle(void *ctx, const struct handler_call *call)
 {
-	if (may_block(ctx, call->ev) && call->worker)
-		(void)modload_alias(call->worker, call->ev->modalias);
+	struct modload_worker *w = call->worker;
+
+	if (!may_block(ctx, call->ev) || !w)
+		return;
+	w->seqnum = call->ev->seqnum; /* for the trace */
+	(void)modload_alias(w, call->ev->modalias);
 }
 
 static void *worker_new(void *ctx)
@@ -426,10 +436,34 @@ static void worker_free(void *worker)
 	free(worker);
 }
 
+/* The worker's libkmod context, made before its first alias arrives. */
+static void worker_warm(void *worker)
+{
+	struct modload_worker *w = worker;
+
+	if (modload_has_modules(w->m))
+		(void)worker_ctx(w);
+}
+
+bool modload_has_modules(const struct modload *m)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+
+	if (m->modules_dir)
+		snprintf(path, sizeof(path), "%s/modules.dep.bin", m->modules_dir);
+	else if (uname(&u) == 0)
+		snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep.bin", u.release);
+	else
+		return false;
+	return access(path, R_OK) == 0;
+}
+
 const struct handler_ops modload_handler = {
 	.name = "modload",
 	.may_block = may_block,
 	.handle = handle,
 	.worker_new = worker_new,
 	.worker_free = worker_free,
+	.worker_warm = worker_warm,
 };

@@ -15,6 +15,7 @@
 #include "handlers/handler.h"
 #include "util/log.h"
 #include "util/map.h"
+#include "util/trace.h"
 
 struct modload_stats {
 	uint64_t loaded;        /* inserted by us */
@@ -35,11 +36,13 @@ struct modload {
 	struct map modules;      /* claimed by a worker: loading or done */
 	unsigned int inflight;      /* modules being inserted right now */
 	struct modload_stats stats;
+	struct trace *trace;        /* each insertion's time and result; NULL: not */
 };
 
 struct modload_worker {
 	struct kmod_ctx *ctx;       /* created on first use */
 	struct modload *m;
+	uint64_t seqnum;            /* of the event being handled (the trace); 0 none */
 };
 
 /*
@@ -64,6 +67,9 @@ int modload_alias(struct modload_worker *w, const char *modalias);
 
 /* Load a module by name (rd.driver.pre). Same return as modload_alias. */
 int modload_name(struct modload_worker *w, const char *name);
+
+/* True if there is a module tree to load from (its modules.dep.bin). */
+bool modload_has_modules(const struct modload *m);
 
 /* rd.driver.pre: load names[0..n) by name, in order, on the calling thread. */
 void modload_preload(struct modload *m, char *const *names, size_t n);

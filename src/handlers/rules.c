@@ -455,6 +455,8 @@ static void handle(void *ctx, const struct handler_call *call)
 	struct call c = { .h = h, .kmod = call->worker };
 	bool released = false;
 
+	if (c.kmod)
+		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	if (l && l->rules.nlines > 0)
 		released = run_event(&c, &l->rules, call->ev);
 	put(h, l);

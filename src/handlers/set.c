@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
+_Static_assert(HANDLERS_MAX <= TRACE_HANDLERS_MAX, "every handler's time has a place in the trace");
+
 int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void *ctx)
 {
 	if (hs->n >= HANDLERS_MAX)
 		return -ENOSPC;
+	trace_name_handler(hs->trace, hs->n, ops->name);
 	hs->table[hs->n++] = (struct handler){ ops, ctx };
 	return 0;
 }
@@ -29,6 +32,7 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 			 cfg->nblacklist, hs->log);
 	if (r < 0)
 		return r;
+	hs->modload.trace = cfg->trace;
 	hs->up++;
 	r = rules_handler_init(&hs->rules, &(struct rules_handler_config){
 		.sysfs = cfg->sysfs, .dev = cfg->dev, .dirs = cfg->rules_dirs,
@@ -49,6 +53,7 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 
 	memset(hs, 0, sizeof(*hs));
 	hs->log = log;
+	hs->trace = cfg->trace;
 	r = init_parts(hs, cfg);
 	if (r < 0)
 		return r;
@@ -125,12 +130,17 @@ bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev
 void handler_set_run(const struct handler_set *hs, void *const *workers,
 		     const struct uevent *ev)
 {
+	struct trace_span span;
+
+	trace_span_begin(hs->trace, &span);
 	for (unsigned int i = 0; i < hs->n; i++) {
 		const struct handler *h = &hs->table[i];
 		struct handler_call call = { ev, workers ? workers[i] : NULL };
 
 		h->ops->handle(h->ctx, &call);
+		trace_span_step(hs->trace, &span, i);
 	}
+	trace_span_end(hs->trace, &span, ev->seqnum, workers != NULL);
 }
 
 void handler_set_workers_new(const struct handler_set *hs, void **workers)
@@ -151,5 +161,15 @@ void handler_set_workers_free(const struct handler_set *hs, void **workers)
 		if (h->ops->worker_free)
 			h->ops->worker_free(workers[i]);
 		workers[i] = NULL;
+	}
+}
+
+void handler_set_workers_warm(const struct handler_set *hs, void *const *workers)
+{
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+
+		if (h->ops->worker_warm && workers[i])
+			h->ops->worker_warm(workers[i]);
 	}
 }

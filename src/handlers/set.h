@@ -17,6 +17,7 @@
 #include "handlers/modload.h"
 #include "handlers/rules.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #define HANDLERS_MAX 8
 
@@ -32,10 +33,12 @@ struct handler_set_config {
 	const char *cmdline;           /* the kernel command line text (IMPORT{cmdline}) */
 	unsigned int event_timeout;    /* seconds for an event's rules programs; 0: 180 */
 	const char *udev_run;          /* udev's database for db_persist devices; NULL: none */
+	struct trace *trace;           /* time each handler, each module; NULL: not */
 };
 
 struct handler_set {
 	const struct logger *log;
+	struct trace *trace;
 	struct devnode devnode;
 	struct disk_links links;
 	struct disk_ctx disk;
@@ -72,3 +75,5 @@ void handler_set_run(const struct handler_set *hs, void *const *workers,
 /* Per-worker state for each handler that keeps some: workers[HANDLERS_MAX]. */
 void handler_set_workers_new(const struct handler_set *hs, void **workers);
 void handler_set_workers_free(const struct handler_set *hs, void **workers);
+/* On a worker thread as it starts: each handler readies its state. */
+void handler_set_workers_warm(const struct handler_set *hs, void *const *workers);

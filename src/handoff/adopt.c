@@ -263,10 +263,10 @@ static int adopt_place(struct adopt *a)
 	if (copy >= 0)
 		retire_copy(a, inherited, copy);
 	a->fd = -1;
-	/* r - 2: how many fds up to ours; more if ours replaced an inherited one */
-	log_msg(&a->log, LOG_NOTICE, "adopt: uevent socket as fd %d of %d (%s), receive "
-		"buffer %d%s; held: %s", r, a->env.n > r - 2 ? a->env.n : r - 2,
-		a->env.n ? "inherited sockets kept" : "alone", info.rcvbuf,
+	/* PROG's LISTEN_FDS: fds 3..r at least; the inherited ones if more */
+	log_msg(&a->log, LOG_NOTICE, "adopt: uevent socket as fd %d, LISTEN_FDS=%d (%s), "
+		"receive buffer %d%s; held: %s", r, a->env.n > r - 2 ? a->env.n : r - 2,
+		a->env.n ? "inherited sockets kept" : "the only one", info.rcvbuf,
 		info.forced ? "" : " (not forced)", a->reply + 3);
 	return 0;
 }

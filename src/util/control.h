@@ -2,7 +2,8 @@
 /*
  * The control socket: AF_UNIX SOCK_SEQPACKET at RUN/control, in a 0700
  * directory, serving only uid 0 peers (SO_PEERCRED). One request per
- * message ("ping", "status", "status json", "settle", "pending", "exit"),
+ * message ("ping", "status", "status json", "settle", "pending", "exit",
+ * "trace": write RUN/trace now),
  * one reply per message, starting "OK" or "ERR".
  */
 #pragma once

@@ -9,7 +9,7 @@
 
 initdev_head() {
 	atf_set require.user root
-	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum"
+	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum${1:+ $1}"
 	atf_set timeout 300
 }
 

@@ -43,14 +43,14 @@ BOOT_TIMEOUT=150
 # and all that is left of initdev in the real root is the handoff holder
 # (dracut's `udevadm control --exit` made the daemon hand over; nobody
 # adopts in these roots): one process, argv[0] @initdev-holder, and its
-# socket and state in /run/initdev. Every boot case ends with it (last, so
+# socket, state and trace in /run/initdev. Every boot case ends with it (last, so
 # that the case's own findings come first).
 expect_clean_handover() {
 	tr -d '\r' < boot.log | grep -q 'dracut: Switching root' ||
 		fail_with_log "dracut's init.sh did not switch root"
 	! tr -d '\r' < boot.log | grep -q '^Starting systemd-udevd' ||
 		fail_with_log "the real systemd-udevd ran in the initramfs"
-	[ "$(log_lines INITDEV-RUN)" = "present: handoff status.json" ] ||
+	[ "$(log_lines INITDEV-RUN)" = "present: handoff status.json trace" ] ||
 		fail_with_log "/run/initdev after switch_root: $(log_lines INITDEV-RUN)"
 	procs=$(log_lines INITDEV-PROC)
 	case $procs in
@@ -103,16 +103,59 @@ expect_image_payload() {
 	fi
 }
 
+# svg_count FILE CLASS: elements <g> of that class in the SVG
+svg_count() {
+	xmllint --xpath "count(//*[local-name()='g'][contains(concat(' ', @class, ' '), ' $2 ')])" "$1"
+}
+
+# expect_trace: the trace the daemon left in /run/initdev at its handoff
+# (printed by the root's init with initdev.test.trace), read on the host by
+# this build's initdev report: every trigger and module insertion of the
+# boot is in it, and the SVG has an element (a row, or a tick in a fold
+# row) for every device and module.
+expect_trace() {
+	log_lines INITDEV-TRACE > trace
+	log_lines INITDEV-STATUSJSON > handoff-status.json
+	[ -s trace ] || fail_with_log "no trace in /run/initdev after switch_root"
+	"$INITDEV_BIN" report --trace "$PWD/trace" --svg "$PWD/boot.svg" > report.txt 2>&1 ||
+		atf_fail "initdev report rejects the guest's trace: $(cat report.txt)"
+	cat report.txt
+	"$INITDEV_BIN" report --trace "$PWD/trace" --json > report.json ||
+		atf_fail "initdev report --json failed"
+	triggers=$(jq .devices.triggers handoff-status.json)
+	loaded=$(jq .modules.loaded handoff-status.json)
+	jq -e --argjson t "$triggers" --argjson l "$loaded" '.dropped == 0 and
+		.settled_us != null and .triggers == $t and (.devices | length) >= $t and
+		([.modules[] | select(.result == "loaded")] | length) == $l and $l >= 2' \
+		report.json > /dev/null ||
+		atf_fail "the trace does not match status.json ($triggers triggers, $loaded modules loaded)"
+	for m in $(jq -r '.modules[] | select(.result == "loaded") | .name' report.json); do
+		expect_modules "$m"
+	done
+	jq -e '[.modules[] | select(.name == "virtio_blk" and .result == "loaded" and
+		.devpath != null)] | length == 1' report.json > /dev/null ||
+		atf_fail "virtio_blk's insertion is not tied to the device that asked for it"
+	jq -e '[.devices[] | select(.devpath | endswith("/block/vda")) |
+		select(.handling_us > 0 and .events[0].handlers.disk > 0 and
+		.events[0].received_us <= .events[0].handled_us)] | length == 1' report.json \
+		> /dev/null || atf_fail "vda is not in the trace with its probe"
+	xmllint --noout boot.svg || atf_fail "the SVG is not well-formed"
+	[ "$(svg_count boot.svg device)" = "$(jq '.devices | length' report.json)" ] ||
+		atf_fail "$(svg_count boot.svg device) device elements in the SVG, $(jq '.devices | length' report.json) devices"
+	[ "$(svg_count boot.svg module)" = "$(jq '.modules | length' report.json)" ] ||
+		atf_fail "$(svg_count boot.svg module) module elements in the SVG, $(jq '.modules | length' report.json) modules"
+}
+
 atf_test_case root_uuid_virtio_blk
 root_uuid_virtio_blk_head() {
-	atf_set descr "initdev image: root=UUID= on virtio-blk, drivers loaded by MODALIAS, initdev gone after switch_root"
-	initdev_head
+	atf_set descr "initdev image: root=UUID= on virtio-blk, drivers loaded by MODALIAS, initdev gone after switch_root, its trace read by initdev report"
+	initdev_head "jq xmllint"
 }
 root_uuid_virtio_blk_body() {
 	initdev_setup
 	expect_image_payload "$INITRD"
 	# rd.initdev.debug: initdev then logs to the kernel log in every boot
-	initdev_boot "root=UUID=$ROOT_UUID rd.initdev.debug" \
+	initdev_boot "root=UUID=$ROOT_UUID rd.initdev.debug initdev.test.trace" \
 		-drive file=root.ext4,if=virtio,format=raw
 	expect_link "by-uuid/$ROOT_UUID" /dev/vda
 	expect_link "by-label/$ROOT_LABEL" /dev/vda
@@ -129,6 +172,7 @@ root_uuid_virtio_blk_body() {
 	# fs-lib's det_fs asks `udevadm info --query=property` for ID_FS_TYPE
 	tr -d '\r' < boot.log | grep -q 'dracut: Checking ext4: ' ||
 		fail_with_log "dracut did not learn the root's type (ID_FS_TYPE) from udevadm info"
+	expect_trace
 	expect_clean_handover
 }
 

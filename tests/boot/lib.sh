@@ -425,7 +425,8 @@ boot_initdev_image() {
 
 # boot_write_report_init STAGING: put a reporting /sbin/init in front of the
 # harness one (kept as /sbin/init-report): what is left of initdev after
-# switch_root, its counters, the loaded modules, /dev/disk's top level,
+# switch_root, its counters, (with initdev.test.trace on the kernel command
+# line) the trace and status.json it left in /run/initdev, the loaded modules, /dev/disk's top level,
 # anything under /dev/disk/by-* that is not a symlink, each disk's diskseq,
 # and the links whose names start with a dot (the harness' glob skips them).
 boot_write_report_init() {
@@ -454,6 +455,10 @@ done
 echo "INITDEV-KMSG-COUNT $(dmesg | grep -c 'initdev\[[0-9]*\]:')"
 dmesg | grep 'initdev\[[0-9]*\]:' | head -n 5 | sed 's/^/INITDEV-KMSG /'
 [ -f /run/initdev-test.status ] && sed 's/^/INITDEV-STATUS /' /run/initdev-test.status
+if grep -qw initdev.test.trace /proc/cmdline; then
+	[ -f /run/initdev/trace ] && sed 's/^/INITDEV-TRACE /' /run/initdev/trace
+	[ -f /run/initdev/status.json ] && sed 's/^/INITDEV-STATUSJSON /' /run/initdev/status.json
+fi
 [ -f /run/initdev-test.repart ] && sed 's/^/INITDEV-REPART /' /run/initdev-test.repart
 while read -r m _; do echo "INITDEV-MODULE $m"; done < /proc/modules
 for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do

@@ -83,7 +83,7 @@ handed_over_body() {
 		[ "$(readlink "$f")" = "$PWD/marker" ] && atf_fail "holder kept $f open"
 	done
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
 		"$HP" --run "$RUN" adopt -- "$HP" report
 	check_events out
 	grep -qx 'listen_fds=1' out || atf_fail "LISTEN_FDS: $(cat out)"
@@ -207,7 +207,7 @@ listen_fds_inherited_body() {
 	setup_vars
 	start_holder --timeout 60
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 4 of 2' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 4, LISTEN_FDS=2' -o save:out \
 		"$HP" activate systemd-udevd-control.socket:systemd-udevd-kernel.socket -- \
 		"$HP" --run "$RUN" adopt -- \
 		"$HP" report
@@ -239,7 +239,7 @@ activation_copy_retired_body() {
 		"$HP" --run "$RUN" adopt --timeout 1 -- \
 		"$HP" report
 	# first start: ours replaced the copy, which left group 1 and was drained
-	grep -q 'uevent socket as fd 4 of 2' err || atf_fail "not handed over: $(cat err)"
+	grep -q 'uevent socket as fd 4, LISTEN_FDS=2' err || atf_fail "not handed over: $(cat err)"
 	grep -q 'inherited kernel socket (fd 4, socket activation.s copy) left group 1; dropped the [1-9][0-9]* events' err ||
 		atf_fail "the copy was not retired: $(cat err)"
 	grep -qx 'copy_after_start=0' out || atf_fail "the copy still queues: $(grep copy_ out)"
@@ -262,7 +262,7 @@ listen_fds_appended_body() {
 	setup_vars
 	start_holder --timeout 60
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 4 of 2' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 4, LISTEN_FDS=2' -o save:out \
 		"$HP" activate --unix-only systemd-udevd-control.socket -- \
 		"$HP" --run "$RUN" adopt -- \
 		"$HP" report
@@ -284,7 +284,7 @@ listen_fds_for_another_pid_body() {
 	setup_vars
 	start_holder --timeout 60
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
 		env LISTEN_FDS=2 LISTEN_PID=1 LISTEN_FDNAMES=a:b \
 		"$HP" --run "$RUN" adopt -- "$HP" report
 	grep -qx 'listen_fds=1' out || atf_fail "LISTEN_FDS: $(cat out)"
@@ -413,7 +413,7 @@ udevadm_exit_hands_off_body() {
 	[ ! -e udev/control ] || atf_fail "udev/control outlived the handoff"
 	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
 		$ID adopt -- "$HP" report
 	check_events out
 }
@@ -451,7 +451,7 @@ daemon_handoff_body() {
 	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
 	[ ! -e "$RUN/control" ] || atf_fail "control socket left behind"
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
 		$ID adopt -- "$HP" report
 	check_events out
 	i=0
@@ -560,7 +560,7 @@ holder_without_binary_body() {
 		atf_fail "handoff failed: $(cat daemon.log)"
 	grep -q "cannot start the holder" daemon.log && atf_fail "$(cat daemon.log)"
 	make_events
-	atf_check -s exit:0 -e match:'uevent socket as fd 3 of 1' -o save:out \
+	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
 		"$HP" --run "$RUN" adopt -- "$HP" report
 	check_events out
 }
