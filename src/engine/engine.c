@@ -668,6 +668,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	devnode_snapshot(&hs->devnode, &s->devnode);
 	disk_links_snapshot(&hs->links, &s->disk_links);
 	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
+	rules_handler_snapshot(&hs->rules, &s->rules);
 }
 
 struct emit_ctx {

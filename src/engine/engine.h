@@ -90,6 +90,7 @@ struct engine_stats {
 	uint64_t first_seqnum, last_seqnum; /* of the events taken from the socket; 0 none */
 	struct modload_stats modules;
 	unsigned int modules_loading;
+	struct rules_handler_stats rules;
 	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
 	bool root_first;          /* the root path is ranked first (rank.h) */
 	bool root_settled;

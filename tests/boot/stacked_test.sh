@@ -31,6 +31,22 @@
 
 BOOT_TIMEOUT=150
 SCENARIOS="luks-key luks-pass lvm-mapper lvm-uuid md-both md-degraded lvm-luks hostile"
+# The cases of the "ci" set (the kyua/atf variable stacked_set=ci, or
+# STACKED_SET=ci): each mechanism once, about 9 boots instead of 22
+# (LUKS with a key file and LVM cookies in two layers, mdadm and udevadm
+# info -q path, hostile names, the handoff into the real root's udevd, one
+# bad input ending in the emergency report). Default: all.
+STACKED_CI_CASES="stock_lvm_luks initdev_lvm_luks stock_md_both initdev_md_both
+stock_hostile initdev_hostile initdev_handoff_dm initdev_bad_luks_header"
+
+# stacked_selected CASE: skip CASE unless the selected set holds it.
+stacked_selected() {
+	set_=${STACKED_SET:-all}
+	atf_config_has stacked_set && set_=$(atf_config_get stacked_set)
+	[ "$set_" = all ] && return 0
+	case " $(echo $STACKED_CI_CASES) " in *" $1 "*) return 0 ;; esac
+	atf_skip "not in the stacked_set=$set_ cases (stacked_set=all runs every case)"
+}
 
 # shellcheck source=tests/boot/initdev-lib.sh
 . "$(dirname "$0")/initdev-lib.sh"
@@ -41,7 +57,7 @@ SCENARIOS="luks-key luks-pass lvm-mapper lvm-uuid md-both md-degraded lvm-luks h
 stacked_head() {
 	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 cpio mkfifo timeout sha256sum awk"
-	atf_set timeout 300
+	atf_set timeout 600
 }
 
 # stacked_setup: the harness, the shared cache, the disks (DISKS).
@@ -94,6 +110,7 @@ checked_stacked_boot() {
 
 # stock_case SCENARIO
 stock_case() {
+	stacked_selected "stock_$(echo "$1" | tr - _)"
 	stacked_setup
 	stacked_stock_image
 	checked_stacked_boot "$1" "$STOCK_IMG" boot.log
@@ -105,6 +122,7 @@ stock_case() {
 
 # initdev_case SCENARIO
 initdev_case() {
+	stacked_selected "initdev_$(echo "$1" | tr - _)"
 	stacked_setup
 	initdev_locate
 	if ! INITDEV_IMG=$(stacked_image "$cache" initdev 2> build.err); then
@@ -181,22 +199,23 @@ emergency_case() {
 # entries deleted first (STACK-UDEVD2-*).
 tools_disk() {
 	rm -rf tools
-	mkdir -p tools/bin tools/dev tools/sys tools/proc tools/run tools/usr/lib/udev/rules.d \
-		tools/lib/systemd tools/etc/udev
-	cp /bin/busybox tools/bin/busybox && ln -s busybox tools/bin/sh || atf_fail "busybox"
-	boot_add_program tools "$(command -v udevadm)" /bin/udevadm || atf_fail "cannot copy udevadm"
-	ln -s /bin/udevadm tools/lib/systemd/systemd-udevd
-	boot_add_program tools "$(command -v dmsetup)" /sbin/dmsetup || atf_fail "cannot copy dmsetup"
-	boot_add_program tools "$INITDEV_BIN" /usr/sbin/initdev || atf_fail "cannot copy initdev"
+	t=tools/root
+	mkdir -p $t/bin $t/dev $t/sys $t/proc $t/run $t/usr/lib/udev/rules.d $t/lib/systemd \
+		$t/etc/udev
+	cp /bin/busybox $t/bin/busybox && ln -s busybox $t/bin/sh || atf_fail "busybox"
+	boot_add_program $t "$(command -v udevadm)" /bin/udevadm || atf_fail "cannot copy udevadm"
+	ln -s /bin/udevadm $t/lib/systemd/systemd-udevd
+	boot_add_program $t "$(command -v dmsetup)" /sbin/dmsetup || atf_fail "cannot copy dmsetup"
+	boot_add_program $t "$INITDEV_BIN" /usr/sbin/initdev || atf_fail "cannot copy initdev"
 	for r in 50-udev-default 55-dm 60-persistent-storage 60-persistent-storage-dm \
 		95-dm-notify 99-systemd; do
-		cp "/usr/lib/udev/rules.d/$r.rules" tools/usr/lib/udev/rules.d/ ||
+		cp "/usr/lib/udev/rules.d/$r.rules" $t/usr/lib/udev/rules.d/ ||
 			atf_fail "no $r.rules on this host"
 	done
-	cat > tools/run <<'RUN'
+	cat > tools/run <<'RUN' || atf_fail "cannot write tools/run"
 #!/bin/sh
 # the real root's udevd on a dm root (stacked_test initdev_handoff_dm)
-T=/tools
+T=/tools/root
 B=$T/bin/busybox # the root's busybox has no chroot applet
 for d in dev sys proc run; do mount --bind "/$d" "$T/$d"; done
 report() {
@@ -250,6 +269,7 @@ initdev_handoff_dm_head() {
 	stacked_head
 }
 initdev_handoff_dm_body() {
+	stacked_selected initdev_handoff_dm
 	initdev_image_setup
 	tools_disk tools.img
 	STACKED_EXTRA_DISK=$PWD/tools.img
@@ -282,6 +302,7 @@ initdev_wrong_passphrase_head() {
 	stacked_head
 }
 initdev_wrong_passphrase_body() {
+	stacked_selected initdev_wrong_passphrase
 	emergency_case luks-wrongpass "UUID=$STACKED_LUKS_FS" \
 		"/dev/vda \\(253:0\\): TYPE=\"crypto_LUKS\" UUID=\"$STACKED_LUKS_UUID\"" \
 		'No key available with this passphrase'
@@ -293,6 +314,7 @@ initdev_raid_disks_gone_head() {
 	stacked_head
 }
 initdev_raid_disks_gone_body() {
+	stacked_selected initdev_raid_disks_gone
 	emergency_case md-gone "UUID=$STACKED_MD_FS" "" ""
 }
 
@@ -302,6 +324,7 @@ initdev_bad_luks_header_head() {
 	stacked_head
 }
 initdev_bad_luks_header_body() {
+	stacked_selected initdev_bad_luks_header
 	emergency_case luks-badheader "UUID=$STACKED_LUKS_FS" \
 		"/dev/vda \\(253:0\\): TYPE=\"crypto_LUKS\"" 'not a valid LUKS device'
 }
@@ -312,6 +335,7 @@ initdev_truncated_pv_head() {
 	stacked_head
 }
 initdev_truncated_pv_body() {
+	stacked_selected initdev_truncated_pv
 	emergency_case lvm-truncated "/dev/mapper/vgroot-root" \
 		"/dev/vda \\(253:0\\): TYPE=\"LVM2_member\"" 'smaller than corresponding PV size'
 }
@@ -322,6 +346,7 @@ initdev_md_missing_member_head() {
 	stacked_head
 }
 initdev_md_missing_member_body() {
+	stacked_selected initdev_md_missing_member
 	emergency_case md-missing "UUID=$STACKED_R0_FS" \
 		"/dev/vda \\(253:0\\): TYPE=\"linux_raid_member\"" 'mdadm: (failed to start array|.*not enough)'
 }
