@@ -208,7 +208,8 @@ static bool native_probe(void *u, const char *devpath, struct probe_result *out)
 /*
  * The event's KEY=VALUE list, then what the native block handler found
  * (udev's 60-persistent-storage.rules would have imported it with blkid,
- * and named these links: they are in DEVLINKS, as in udev).
+ * and named these links: they are in DEVLINKS, as in udev), and what
+ * udev's 50-udev-default.rules sets for block devices.
  */
 static int event_from(struct call *c, const struct uevent *ev, const struct rules_record *old,
 		      struct rules_event *out)
@@ -222,6 +223,8 @@ static int event_from(struct call *c, const struct uevent *ev, const struct rule
 	r = rules_event_init(out, env, n, old);
 	if (r == 0 && c->probed && ev->action != UEVENT_REMOVE)
 		r = rules_blkid_props(out, &c->info.probe);
+	if (r == 0)
+		r = rules_default_props(out);
 	for (size_t i = 0; r >= 0 && i < c->nnative; i++) {
 		char name[LINK_NAME_MAX + 8];
 

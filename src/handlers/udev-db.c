@@ -83,10 +83,12 @@ static bool escape_one(char c, char *out, size_t size, size_t *j)
 
 int udev_db_escape_link(const char *link, char *out, size_t size)
 {
-	const char *name = link + dev_prefix(link); /* below /dev: what udev 252 escapes */
+	/* the name below /dev is what udev 252 escapes; a relative name is taken as one */
+	const char *name = strncmp(link, "/dev/", 5) == 0 ? link + 5 : link[0] == '/' ? NULL : link;
 	size_t j = 0;
 
-	if (!*name)
+	/* "." and ".." would name the index itself or its parent */
+	if (!name || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return -EINVAL;
 	for (const char *c = name; *c; c++)
 		if (!escape_one(*c, out, size, &j))

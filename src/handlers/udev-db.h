@@ -68,7 +68,8 @@ int udev_db_print(const struct udev_db_entry *e, FILE *f);
  * udev's escaping of a link for its index directory: the name below /dev
  * ("disk/by-id/x"), each '/' as "\x2f" and '\' as "\x5c". -ENAMETOOLONG
  * if that exceeds a file name (udev then shortens it with a hash of the
- * name; initdev leaves such a link out of the index), -EINVAL if empty.
+ * name; initdev leaves such a link out of the index), -EINVAL if it names
+ * nothing below /dev, or is "." or "..".
  */
 int udev_db_escape_link(const char *link, char *out, size_t size);
 

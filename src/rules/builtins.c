@@ -15,6 +15,13 @@ static int set(struct rules_event *ev, const char *key, const char *value)
 	return value[0] ? props_set(&ev->props, key, value, true) : 0;
 }
 
+int rules_default_props(struct rules_event *ev)
+{
+	if (ev->remove || strcmp(ev->subsystem, "block") != 0 || strncmp(ev->sysname, "md", 2) != 0)
+		return 0;
+	return props_set(&ev->props, "ID_IGNORE_DISKSEQ", "1", true);
+}
+
 int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 {
 	char num[16], enc[PROBE_ENC_MAX];

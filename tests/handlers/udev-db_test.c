@@ -105,6 +105,10 @@ ATF_TC_BODY(link_escaping, tc)
 	ATF_CHECK_STREQ(out, "disk\\x2fby-label\\x2f..\\x5cx2fx");
 	ATF_REQUIRE_EQ(udev_db_escape_link("mapper/h+_.--vg-r+_.--lv", out, sizeof(out)), 0);
 	ATF_CHECK_STREQ(out, "mapper\\x2fh+_.--vg-r+_.--lv");
+	ATF_CHECK_EQ(udev_db_escape_link("/dev/", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link("/elsewhere/x", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link("/dev/..", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link(".", out, sizeof(out)), -EINVAL);
 	/* udev shortens what exceeds 244 bytes with a hash: left out here */
 	memset(lng, 'a', sizeof(lng));
 	memcpy(lng, "/dev/", 5);
