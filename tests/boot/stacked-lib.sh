@@ -428,11 +428,35 @@ stacked_lines() {
 # stacked_links LOG: the links to compare between images: every link under
 # /dev/disk, /dev/mapper, /dev/md and the VG directories ("PATH ->
 # TARGET", sorted), but by-diskseq (numbers differ between boots) and
-# /dev/block (udev's MAJ:MIN links for every device) and /dev/rtc.
+# /dev/block (udev's MAJ:MIN links for every device) and /dev/rtc. A
+# target that is a whole virtio disk is written /dev/virtio-SERIAL (from
+# the log's own by-id links): which disk becomes vdb and which vdc follows
+# the kernel's parallel probe order, which varies from boot to boot.
 stacked_links() {
 	stacked_lines STACK-LINK "$1" |
 		grep -Ev '^(disk/by-diskseq/|block/|rtc )' |
+		awk '{ line[NR] = $0 }
+			$1 ~ /^disk\/by-id\/virtio-/ && $3 ~ /^\/dev\/vd[a-z]+$/ {
+				s = $1; sub(/^disk\/by-id\/virtio-/, "", s); disk[$3] = "/dev/virtio-" s
+			}
+			END {
+				for (i = 1; i <= NR; i++) {
+					k = index(line[i], " -> "); t = substr(line[i], k + 4)
+					if (t in disk) t = disk[t]
+					print substr(line[i], 1, k - 1) " -> " t
+				}
+			}' |
 		LC_ALL=C sort
+}
+
+# stacked_expected SCENARIO: stacked_expected_links with /dev/vdX (the
+# X-th disk of stacked_disk_list) written as stacked_links writes it.
+stacked_expected() {
+	stacked_expected_links "$1" | awk -v disks="$(stacked_disk_list "$1" | tr '\n' ' ')" '
+		BEGIN { n = split(disks, d, " ")
+			for (i = 1; i <= n; i++) map["/dev/vd" substr("abcdefgh", i, 1)] = "/dev/virtio-" d[i] }
+		{ k = index($0, " -> "); t = substr($0, k + 4); if (t in map) t = map[t]
+		  print substr($0, 1, k - 1) " -> " t }'
 }
 
 # stacked_compare_links STOCK OTHER: every link of STOCK's listing is in
@@ -559,7 +583,7 @@ stacked_problems() (
 		echo "$kname is not the dm device $dmname"
 	fi
 	stacked_links "$log" > "$log.links"
-	stacked_expected_links "$sc" | while IFS= read -r want; do
+	stacked_expected "$sc" | while IFS= read -r want; do
 		stacked_has_link "$log.links" "$want" || echo "no link $want"
 	done
 	stacked_lines STACK-LINK "$log" | grep -v ' -> /dev/' | sed 's/^/link outside \/dev: /'

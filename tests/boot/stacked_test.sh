@@ -217,6 +217,8 @@ tools_disk() {
 # the real root's udevd on a dm root (stacked_test initdev_handoff_dm)
 T=/tools/root
 B=$T/bin/busybox # the root's busybox has no chroot applet
+# udevadm ignores trigger, settle and control in a chroot unless told
+export SYSTEMD_OFFLINE=0 SYSTEMD_IGNORE_CHROOT=1
 for d in dev sys proc run; do mount --bind "/$d" "$T/$d"; done
 report() {
 	for d in /sys/block/dm-*; do
@@ -231,18 +233,20 @@ report() {
 }
 udev() { $B chroot "$T" /bin/udevadm "$@"; }
 $B chroot "$T" /usr/sbin/initdev adopt --timeout 10 -- /lib/systemd/systemd-udevd --daemon \
-	> /run/udevd1.log 2>&1
+	--debug > /run/udevd1.log 2>&1
 udev trigger --type=subsystems --action=add
-udev trigger --type=devices --action=add
+udev trigger --verbose --type=devices --action=add > /run/trigger1.log 2>&1
 udev settle --timeout=60
 report 1
-sed 's/^/STACK-UDEVD1-LOG /' /run/udevd1.log
+grep -e initdev -e dm-0 -e 'Starting' /run/udevd1.log | sed 's/^/STACK-UDEVD1-LOG /'
+echo "STACK-UDEVD1-TRIGGERED $(grep -c . /run/trigger1.log) $(grep dm-0 /run/trigger1.log)"
 udev control --exit
 rm -f /run/udev/data/b254:*
-$B chroot "$T" /lib/systemd/systemd-udevd --daemon > /run/udevd2.log 2>&1
+$B chroot "$T" /lib/systemd/systemd-udevd --daemon --debug > /run/udevd2.log 2>&1
 udev trigger --type=devices --action=add
 udev settle --timeout=60
 report 2
+grep -e dm-0 /run/udevd2.log | tail -n 20 | sed 's/^/STACK-UDEVD2-LOG /' 
 udev control --exit
 RUN
 	chmod 0755 tools/run
