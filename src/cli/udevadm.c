@@ -22,6 +22,7 @@
 #include "handlers/udev-db.h"
 #include "util/control.h"
 #include "util/number.h"
+#include "util/sysdev.h"
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
 #define SETTLE_SLICE_MS 100    /* --exit-if-exists of a file whose directory cannot be watched */
@@ -368,27 +369,39 @@ static int devpath_of_node(struct cli *cli, const char *name, char *out, size_t 
 	return 0;
 }
 
+/* "MAJ:MIN" (sysfs' dev attribute) into strict numbers. */
+static bool parse_devnum(const char *v, unsigned int *maj, unsigned int *min)
+{
+	const char *colon = strchr(v, ':');
+	uint64_t a, b;
+
+	if (!colon || number_parse(v, (size_t)(colon - v), UINT32_MAX, &a) < 0 ||
+	    number_parse_str(colon + 1, UINT32_MAX, &b) < 0)
+		return false;
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return true;
+}
+
 /* /sys/DEVPATH (or DEVPATH) -> the name the daemon looks up: "block/MAJ:MIN". */
 static int name_of_devpath(struct cli *cli, const char *path, char *out, size_t size)
 {
 	const char *devpath = strncmp(path, "/sys/", 5) == 0 ? path + 4 : path;
-	char file[PATH_MAX], dev[32], sub[PATH_MAX];
+	char dev[32], sub[SYSDEV_NAME_MAX];
+	struct sysdev_root root;
 	unsigned int maj, min;
-	ssize_t n;
-	FILE *f;
+	int n, r;
 
-	snprintf(file, sizeof(file), "%s%s/dev", cli->sysfs, devpath);
-	f = fopen(file, "re");
-	if (!f)
+	/* walked below the sysfs root, nothing followed (sysdev.h) */
+	if (sysdev_root_open(&root, cli->sysfs) < 0)
 		return -ENODEV;
-	n = fgets(dev, sizeof(dev), f) ? 1 : 0;
-	fclose(f);
-	if (!n || sscanf(dev, "%u:%u", &maj, &min) != 2)
+	r = sysdev_attr(&root, devpath, "dev", dev, sizeof(dev));
+	if (r >= 0 && sysdev_subsystem(&root, devpath, sub) < 0)
+		sub[0] = '\0';
+	sysdev_root_close(&root);
+	if (r < 0 || !parse_devnum(dev, &maj, &min))
 		return -ENODEV;
-	snprintf(file, sizeof(file), "%s%s/subsystem", cli->sysfs, devpath);
-	n = readlink(file, sub, sizeof(sub) - 1);
-	sub[n > 0 ? n : 0] = '\0';
-	n = snprintf(out, size, "%s/%u:%u", strstr(sub, "/block") ? "block" : "char", maj, min);
+	n = snprintf(out, size, "%s/%u:%u", strcmp(sub, "block") == 0 ? "block" : "char", maj, min);
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
