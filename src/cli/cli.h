@@ -2,6 +2,8 @@
 /* What every subcommand receives from main: global options and the logger. */
 #pragma once
 
+#include <limits.h>
+
 #include "util/log.h"
 
 /* Exit codes, fixed and documented in initdev(8). */
@@ -18,12 +20,19 @@ struct cli {
 	const char *sysfs;   /* --sysfs, default /sys */
 	const char *dev;     /* --dev, default /dev */
 	const char *run;     /* --run, default /run/initdev */
+	/* --udev-run, default "udev" beside --run (/run/udev): /run/udev/control
+	 * while the daemon runs, the db_persist database entries */
+	const char *udev_run;
+	char udev_run_buf[PATH_MAX];
 	const char *cmdline; /* --cmdline, default /proc/cmdline */
 	int log_level;       /* -1 if not given */
 	/* --udev-rules DIR (repeatable, rising precedence); none: udev's directories */
 	const char *rules_dirs[CLI_RULES_DIRS_MAX + 1];
 	unsigned int nrules_dirs;
 };
+
+/* After the options: the default --udev-run from --run. 0 or -ENAMETOOLONG. */
+int cli_finish(struct cli *cli);
 
 int cmd_monitor(struct cli *cli, int argc, char **argv);
 int cmd_daemon(struct cli *cli, int argc, char **argv);

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "handoff/handoff.h"
@@ -122,7 +120,8 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = d->self_fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
-	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
+	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true,
+					 .udev_run = cli->udev_run };
 	for (unsigned int i = 0; i < cli->nrules_dirs && i < ENGINE_RULES_DIRS_MAX; i++)
 		d->cfg.rules_dirs[d->cfg.nrules_dirs++] = cli->rules_dirs[i];
 	cmdline_init(&d->cmdline);
@@ -165,6 +164,13 @@ static int setup(struct daemon *d)
 	r = write_pid_file(d->cli->run);
 	if (r < 0)
 		log_errno(&d->cli->log, LOG_WARNING, r, "%s/pid", d->cli->run);
+	/*
+	 * A daemon is udev to the tools from now on: libdevmapper then waits
+	 * for the rules (udev-control.h). Before anything can run them: the
+	 * caller returns only once this is done (signal_ready).
+	 */
+	if (!d->until_settled)
+		(void)udev_presence_start(&d->udev, d->cli->udev_run, &d->cli->log);
 	r = engine_start(&d->engine);
 	if (r < 0)
 		return r;
@@ -175,6 +181,8 @@ static int setup(struct daemon *d)
 
 static void teardown(struct daemon *d)
 {
+	/* events in hand are done: no cookie is left for initdev to release */
+	udev_presence_stop(&d->udev);
 	server_close(d);
 	if (d->listen_fd >= 0) {
 		close(d->listen_fd);
@@ -213,23 +221,6 @@ static int become_holder(struct daemon *d)
 	return EXIT_FAIL;
 }
 
-/* udevd's control socket: it answers while a device manager runs here. */
-#define UDEV_CONTROL "/run/udev/control"
-
-static bool udevd_running(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	bool up;
-
-	if (fd < 0)
-		return false;
-	memcpy(sa.sun_path, UDEV_CONTROL, sizeof(UDEV_CONTROL));
-	up = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return up;
-}
-
 /*
  * A full coldplug beside a running udevd re-triggers every device of a
  * live system (network interfaces included) and races udevd for /dev:
@@ -237,12 +228,13 @@ static bool udevd_running(void)
  */
 static bool coldplug_refused(struct daemon *d)
 {
-	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force || !udevd_running())
+	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force ||
+	    !udev_control_answers(d->cli->udev_run))
 		return false;
-	log_msg(&d->cli->log, LOG_ERR, "another device manager serves %s (systemd-udevd?): "
-		"a full coldplug would re-trigger every device of this running system; "
-		"initdev belongs in the initramfs. Limit it with --subtree, or use "
-		"--no-coldplug or --force", UDEV_CONTROL);
+	log_msg(&d->cli->log, LOG_ERR, "another device manager serves %s/control "
+		"(systemd-udevd?): a full coldplug would re-trigger every device of this "
+		"running system; initdev belongs in the initramfs. Limit it with --subtree, or "
+		"use --no-coldplug or --force", d->cli->udev_run);
 	return true;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "cli/cli.h"
+#include "cli/udev-control.h"
 #include "engine/cmdline.h"
 #include "engine/engine.h"
 #include "names/wait-spec.h"
@@ -51,6 +52,7 @@ struct daemon {
 	bool deadline_reported;
 	int listen_fd, sig_fd, ready_fd;
 	int self_fd;          /* our program, for the holder's exec (handoff_open_self) */
+	struct udev_presence udev; /* /run/udev/control while the daemon runs */
 	int caller_fd;        /* the starting command's stderr, until ready; -1 */
 	struct client clients[MAX_CLIENTS];
 	bool stop;

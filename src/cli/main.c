@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/udev-control.h"
 #include "handoff/handoff.h"
 
 #ifndef PACKAGE_VERSION
@@ -39,10 +40,18 @@ static const struct command commands[] = {
 	{ "rules", cmd_rules, "check rules files, or test them on one device" },
 };
 
+int cli_finish(struct cli *cli)
+{
+	if (cli->udev_run)
+		return 0;
+	cli->udev_run = cli->udev_run_buf;
+	return udev_run_default(cli->run, cli->udev_run_buf, sizeof(cli->udev_run_buf));
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: initdev [--sysfs DIR] [--dev DIR] [--run DIR] [--cmdline FILE]\n"
-		   "               [--udev-rules DIR]... [--log-level LEVEL]\n"
+	fprintf(f, "usage: initdev [--sysfs DIR] [--dev DIR] [--run DIR] [--udev-run DIR]\n"
+		   "               [--cmdline FILE] [--udev-rules DIR]... [--log-level LEVEL]\n"
 		   "               [--log-target stderr|kmsg] COMMAND [ARGS]\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -56,6 +65,7 @@ static int parse_global(struct cli *cli, enum log_target *target, int argc, char
 		{ "sysfs", required_argument, NULL, 's' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "udev-run", required_argument, NULL, 'U' },
 		{ "cmdline", required_argument, NULL, 'c' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "log-target", required_argument, NULL, 't' },
@@ -71,6 +81,7 @@ static int parse_global(struct cli *cli, enum log_target *target, int argc, char
 		case 's': cli->sysfs = optarg; break;
 		case 'd': cli->dev = optarg; break;
 		case 'r': cli->run = optarg; break;
+		case 'U': cli->udev_run = optarg; break;
 		case 'c': cli->cmdline = optarg; break;
 		case 'u':
 			if (cli->nrules_dirs >= CLI_RULES_DIRS_MAX) {
@@ -120,6 +131,12 @@ static int run_as_udev(struct cli *cli, int argc, char **argv)
 		cli->dev = getenv("INITDEV_DEV_DIR");
 	if (getenv("INITDEV_CMDLINE"))
 		cli->cmdline = getenv("INITDEV_CMDLINE");
+	if (getenv("INITDEV_UDEV_RUN_DIR"))
+		cli->udev_run = getenv("INITDEV_UDEV_RUN_DIR");
+	if (cli_finish(cli) < 0) {
+		fprintf(stderr, "%s: INITDEV_RUN_DIR is too long\n", name);
+		return EXIT_USAGE;
+	}
 	log_init(&cli->log, LOG_TARGET_AUTO, LOG_NOTICE);
 	r = name[0] == 'u' ? cmd_udevadm(cli, argc, argv) : cmd_systemd_udevd(cli, argc, argv);
 	log_close(&cli->log);
@@ -161,6 +178,10 @@ int main(int argc, char **argv)
 
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	if (cli_finish(&cli) < 0) {
+		fprintf(stderr, "initdev: --run is too long\n");
+		return EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;

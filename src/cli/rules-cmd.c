@@ -181,6 +181,8 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 	}
 	if (probed)
 		r = rules_blkid_props(re, &p);
+	if (r == 0)
+		r = rules_default_props(re);
 	n = disk_link_names(cli->sysfs, &ev, probed ? &p : NULL, names);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		snprintf(path, sizeof(path), "/dev/disk/%s", names[i]);

@@ -6,18 +6,23 @@
  * codes, on top of the initdev daemon. Anything else fails loudly.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "engine/cmdline.h"
+#include "handlers/udev-db.h"
 #include "util/control.h"
 #include "util/number.h"
+#include "util/sysdev.h"
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
 #define SETTLE_SLICE_MS 100    /* --exit-if-exists of a file whose directory cannot be watched */
@@ -153,27 +158,52 @@ out:
 }
 
 /*
- * udevadm settle [--timeout=S] [--exit-if-exists=F]...: 0 settled (or F
- * exists), 1 not. "Settled" is the root path's settle (engine.h) when a
+ * Options are parsed as udevadm 252 parses them (getopt_long: long and
+ * short forms, "--opt=V", "--opt V", "-oV"); an option udevadm has that
+ * initdev does not implement, or anything udevadm would refuse, fails
+ * loudly with udevadm's usage exit code, naming the whole call.
+ */
+static int next_option(int argc, char **argv, const char *shorts, const struct option *longs)
+{
+	opterr = 0; /* unsupported() names the call instead */
+	return getopt_long(argc, argv, shorts, longs, NULL);
+}
+
+static void options_reset(void)
+{
+	optind = 0; /* glibc: start over, argv[0] is the command's name */
+}
+
+/*
+ * udevadm settle [-t|--timeout=S] [-E|--exit-if-exists=F]...: 0 settled (or
+ * F exists), 1 not. "Settled" is the root path's settle (engine.h) when a
  * root is awaited: dracut gets its root without waiting for unrelated
  * modules; `initdev settle` still waits for everything.
  */
 static int settle(struct cli *cli, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ "exit-if-exists", required_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ 0 },
+	};
 	char *files[16], buf[256];
-	int nfiles = 0, timeout_ms = SETTLE_DEFAULT_S * 1000;
-	const char *v;
+	int nfiles = 0, timeout_ms = SETTLE_DEFAULT_S * 1000, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (arg_is(argv[i], "--timeout", &v) && v) {
-			timeout_ms = seconds_ms(v);
-			if (timeout_ms < 0)
-				return unsupported(argc, argv);
-		} else if (arg_is(argv[i], "--exit-if-exists", &v) && v && nfiles < 16)
-			files[nfiles++] = (char *)v;
-		else if (strcmp(argv[i], "-q") && strcmp(argv[i], "--quiet"))
+	options_reset();
+	while ((c = next_option(argc, argv, "t:E:q", opts)) != -1) {
+		if (c == 't' && (timeout_ms = seconds_ms(optarg)) >= 0)
+			continue;
+		if (c == 'E' && nfiles < 16) {
+			files[nfiles++] = optarg;
+			continue;
+		}
+		if (c != 'q')
 			return unsupported(argc, argv);
 	}
+	if (optind < argc)
+		return unsupported(argc, argv);
 	if (any_exists(files, nfiles))
 		return EXIT_OK;
 	if (timeout_ms == 0) /* --timeout=0: only ask, never wait */
@@ -182,21 +212,28 @@ static int settle(struct cli *cli, int argc, char **argv)
 	return settle_wait(cli, files, nfiles, timeout_ms);
 }
 
-/* udevadm trigger --type=subsystems|devices --action=add */
+/* udevadm trigger [-t|--type=subsystems|devices] [-c|--action=add] */
 static int trigger(struct cli *cli, int argc, char **argv)
 {
-	const char *type = "devices", *action = "change", *v;
+	static const struct option opts[] = {
+		{ "type", required_argument, NULL, 't' },
+		{ "action", required_argument, NULL, 'c' },
+		{ 0 },
+	};
+	const char *type = "devices", *action = "change";
 	char buf[256];
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		if (arg_is(argv[i], "--type", &v) && v)
-			type = v;
-		else if (arg_is(argv[i], "--action", &v) && v)
-			action = v;
+	options_reset();
+	while ((c = next_option(argc, argv, "t:c:", opts)) != -1) {
+		if (c == 't')
+			type = optarg;
+		else if (c == 'c')
+			action = optarg;
 		else
 			return unsupported(argc, argv);
 	}
-	if (strcmp(action, "add") != 0)
+	if (optind < argc || strcmp(action, "add") != 0)
 		return unsupported(argc, argv);
 	/* module, bus and driver objects need no trigger: see docs/populator.md */
 	if (strcmp(type, "subsystems") == 0)
@@ -260,48 +297,249 @@ static int control_reload(struct cli *cli)
 	return EXIT_OK;
 }
 
+/*
+ * udevadm control: -e|--exit, -R|--reload, -p|--property=KEY=VALUE (any
+ * number), carried out in their order as udevadm does; -t|--timeout=S is
+ * taken (each request has its own bound).
+ */
 static int control(struct cli *cli, int argc, char **argv)
 {
-	const char *v;
+	static const struct option opts[] = {
+		{ "exit", no_argument, NULL, 'e' },
+		{ "reload", no_argument, NULL, 'R' },
+		{ "property", required_argument, NULL, 'p' },
+		{ "env", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ 0 },
+	};
+	struct {
+		int op;
+		const char *arg;
+	} todo[32];
+	int c, r = EXIT_OK, n = 0;
 
-	if (argc == 2 && strcmp(argv[1], "--exit") == 0)
-		return control_exit(cli);
-	if (argc == 2 && strcmp(argv[1], "--reload") == 0)
-		return control_reload(cli);
-	if (argc == 2 && (arg_is(argv[1], "--property", &v) || arg_is(argv[1], "-p", &v)) && v)
-		return control_property(cli, v);
-	return unsupported(argc, argv);
+	/* everything is checked before anything is done */
+	options_reset();
+	while ((c = next_option(argc, argv, "eRp:t:", opts)) != -1) {
+		if (c == '?' || c == ':' || n >= 32 || (c == 't' && seconds_ms(optarg) < 0))
+			return unsupported(argc, argv);
+		if (c != 't')
+			todo[n].op = c, todo[n++].arg = optarg;
+	}
+	if (optind < argc || n == 0)
+		return unsupported(argc, argv);
+	for (int i = 0; i < n && r == EXIT_OK; i++)
+		r = todo[i].op == 'e'	? control_exit(cli)
+		    : todo[i].op == 'R' ? control_reload(cli)
+					: control_property(cli, todo[i].arg);
+	return r;
 }
 
+/* /dev/NAME (or NAME) as a path below --dev. */
+static int node_path(struct cli *cli, const char *name, char *out, size_t size)
+{
+	const char *below = strncmp(name, "/dev/", 5) == 0 ? name + 5 : name[0] == '/' ? NULL : name;
+	int n = below ? snprintf(out, size, "%s/%s", cli->dev, below) : snprintf(out, size, "%s", name);
+
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* The devpath ("/devices/...") of the device whose node (or link to it) is name. */
+static int devpath_of_node(struct cli *cli, const char *name, char *out, size_t size)
+{
+	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (node_path(cli, name, path, sizeof(path)) < 0 || stat(path, &st) < 0)
+		return -ENODEV;
+	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+		return -ENODEV;
+	snprintf(link, sizeof(link), "%s/dev/%s/%u:%u", cli->sysfs,
+		 S_ISBLK(st.st_mode) ? "block" : "char", major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -ENODEV;
+	target[n] = '\0';
+	/* "../../devices/..." from /sys/dev/block */
+	const char *dev = strstr(target, "/devices/");
+
+	if (!dev || (size_t)snprintf(out, size, "%s", dev) >= size)
+		return -ENODEV;
+	return 0;
+}
+
+/* "MAJ:MIN" (sysfs' dev attribute) into strict numbers. */
+static bool parse_devnum(const char *v, unsigned int *maj, unsigned int *min)
+{
+	const char *colon = strchr(v, ':');
+	uint64_t a, b;
+
+	if (!colon || number_parse(v, (size_t)(colon - v), UINT32_MAX, &a) < 0 ||
+	    number_parse_str(colon + 1, UINT32_MAX, &b) < 0)
+		return false;
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return true;
+}
+
+/* /sys/DEVPATH (or DEVPATH) -> the name the daemon looks up: "block/MAJ:MIN". */
+static int name_of_devpath(struct cli *cli, const char *path, char *out, size_t size)
+{
+	const char *devpath = strncmp(path, "/sys/", 5) == 0 ? path + 4 : path;
+	char dev[32], sub[SYSDEV_NAME_MAX];
+	struct sysdev_root root;
+	unsigned int maj, min;
+	int n, r;
+
+	/* walked below the sysfs root, nothing followed (sysdev.h) */
+	if (sysdev_root_open(&root, cli->sysfs) < 0)
+		return -ENODEV;
+	r = sysdev_attr(&root, devpath, "dev", dev, sizeof(dev));
+	if (r >= 0 && sysdev_subsystem(&root, devpath, sub) < 0)
+		sub[0] = '\0';
+	sysdev_root_close(&root);
+	if (r < 0 || !parse_devnum(dev, &maj, &min))
+		return -ENODEV;
+	n = snprintf(out, size, "%s/%u:%u", strcmp(sub, "block") == 0 ? "block" : "char", maj, min);
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* One KEY=VALUE line per property, as udevadm prints them (-x: KEY='VALUE', -P: a prefix). */
+static void print_properties(const char *body, bool export, const char *prefix)
+{
+	for (const char *l = body; *l;) {
+		size_t len = strcspn(l, "\n");
+		const char *eq = memchr(l, '=', len);
+
+		if (eq && export)
+			printf("%s%.*s='%.*s'\n", prefix ? prefix : "", (int)(eq - l), l,
+			       (int)(len - (size_t)(eq - l) - 1), eq + 1);
+		else if (eq)
+			printf("%.*s\n", (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+}
+
+/* The value of KEY in the daemon's "KEY=VALUE\n..." reply, into out. */
+static bool reply_value(const char *body, const char *key, char *out, size_t size)
+{
+	size_t k = strlen(key);
+
+	for (const char *l = body; *l;) {
+		size_t len = strcspn(l, "\n");
+
+		if (len > k && strncmp(l, key, k) == 0 && l[k] == '=') {
+			snprintf(out, size, "%.*s", (int)(len - k - 1), l + k + 1);
+			return true;
+		}
+		l += len + (l[len] == '\n');
+	}
+	return false;
+}
+
+struct info_args {
+	const char *name; /* -n, or a /dev/ argument */
+	const char *path; /* -p, or a /sys/ argument */
+	const char *query;
+	bool export;
+	const char *prefix;
+	bool cleanup;
+};
+
+static int info_parse(int argc, char **argv, struct info_args *a)
+{
+	static const struct option opts[] = {
+		{ "query", required_argument, NULL, 'q' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "export", no_argument, NULL, 'x' },
+		{ "export-prefix", required_argument, NULL, 'P' },
+		{ "cleanup-db", no_argument, NULL, 'c' },
+		{ 0 },
+	};
+	int c;
+
+	options_reset();
+	while ((c = next_option(argc, argv, "q:n:p:xP:c", opts)) != -1) {
+		switch (c) {
+		case 'q': a->query = optarg; break;
+		case 'n': a->name = optarg; break;
+		case 'p': a->path = optarg; break;
+		case 'x': a->export = true; break;
+		case 'P': a->export = true, a->prefix = optarg; break;
+		case 'c': a->cleanup = true; break;
+		default: return -1;
+		}
+	}
+	for (; optind < argc; optind++) { /* udevadm info [OPTIONS] [DEVPATH|FILE] */
+		if (strncmp(argv[optind], "/sys/", 5) == 0 && !a->path)
+			a->path = argv[optind];
+		else if (strncmp(argv[optind], "/dev/", 5) == 0 && !a->name)
+			a->name = argv[optind];
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * udevadm info: -c|--cleanup-db (udev-db.h); -q|--query=property|env|path|name
+ * of -n|--name=NODE or -p|--path=DEVPATH, -x|--export, -P|--export-prefix.
+ * The properties are what the daemon knows (its native probe and what the
+ * rules set); path and name come from the node and sysfs, as udevadm's.
+ */
 static int info(struct cli *cli, int argc, char **argv)
 {
 	static char buf[CONTROL_MSG_MAX];
-	const char *name = NULL, *query = NULL, *v;
-	char req[4200];
+	struct info_args a = { 0 };
+	char name[PATH_MAX], req[PATH_MAX + 8], value[PATH_MAX];
 
-	if (argc == 2 && strcmp(argv[1], "--cleanup-db") == 0)
-		return EXIT_OK; /* initdev keeps no udev database to clean */
-	for (int i = 1; i < argc; i++) {
-		if (arg_is(argv[i], "--query", &v) && v)
-			query = v;
-		else if (arg_is(argv[i], "--name", &v) && v)
-			name = v;
-		else
-			return unsupported(argc, argv);
-	}
-	if (!name || !query || (strcmp(query, "property") && strcmp(query, "env")))
+	if (info_parse(argc, argv, &a) < 0)
 		return unsupported(argc, argv);
-	snprintf(req, sizeof(req), "info %s", name);
-	if (control_request(cli->run, req, buf, sizeof(buf), 10000, NULL) <= 0 || strncmp(buf, "OK\n", 3) != 0) {
-		fprintf(stderr, "device node not found\n");
-		return EXIT_FAIL;
+	if (a.cleanup) {
+		if (a.query || a.name || a.path)
+			return unsupported(argc, argv);
+		return udev_db_cleanup(cli->udev_run) < 0 ? EXIT_FAIL : EXIT_OK;
 	}
-	fputs(buf + 3, stdout);
+	if (!a.query || (!a.name == !a.path))
+		return unsupported(argc, argv);
+	if (strcmp(a.query, "path") == 0 && a.name) {
+		if (devpath_of_node(cli, a.name, value, sizeof(value)) < 0)
+			goto not_found;
+		puts(value);
+		return EXIT_OK;
+	}
+	if (a.path ? name_of_devpath(cli, a.path, name, sizeof(name)) < 0
+		   : (size_t)snprintf(name, sizeof(name), "%s", a.name) >= sizeof(name))
+		goto not_found;
+	snprintf(req, sizeof(req), "info %s", name);
+	if (control_request(cli->run, req, buf, sizeof(buf), 10000, NULL) <= 0 ||
+	    strncmp(buf, "OK\n", 3) != 0)
+		goto not_found;
+	if (strcmp(a.query, "property") == 0 || strcmp(a.query, "env") == 0) {
+		print_properties(buf + 3, a.export, a.prefix);
+		return EXIT_OK;
+	}
+	if (strcmp(a.query, "path") == 0 && reply_value(buf + 3, "DEVPATH", value, sizeof(value)))
+		puts(value);
+	else if (strcmp(a.query, "name") == 0 && reply_value(buf + 3, "DEVNAME", value, sizeof(value)))
+		puts(strncmp(value, "/dev/", 5) == 0 ? value + 5 : value);
+	else
+		return unsupported(argc, argv);
 	return EXIT_OK;
+not_found:
+	fprintf(stderr, "device node not found\n");
+	return EXIT_FAIL;
 }
 
 int cmd_udevadm(struct cli *cli, int argc, char **argv)
 {
+	/* udevadm [-d|--debug] COMMAND ...: the log level is initdev's own */
+	while (argc >= 2 && (strcmp(argv[1], "--debug") == 0 || strcmp(argv[1], "-d") == 0)) {
+		argv[1] = argv[0];
+		argc--, argv++;
+	}
 	if (argc >= 2 && strcmp(argv[1], "settle") == 0)
 		return settle(cli, argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "trigger") == 0)
@@ -310,7 +548,8 @@ int cmd_udevadm(struct cli *cli, int argc, char **argv)
 		return control(cli, argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "info") == 0)
 		return info(cli, argc - 1, argv + 1);
-	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+	if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+			  strcmp(argv[1], "version") == 0)) {
 		puts("252"); /* the udev version whose interface this follows */
 		return EXIT_OK;
 	}

@@ -205,6 +205,7 @@ static int start_handlers(struct engine *e)
 		.nblacklist = e->cmdline->nblacklist,
 		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
 		.cmdline = e->cmdline->text,
+		.udev_run = e->cfg.udev_run,
 		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
 				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 		.trace = &e->trace,
@@ -667,6 +668,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	devnode_snapshot(&hs->devnode, &s->devnode);
 	disk_links_snapshot(&hs->links, &s->disk_links);
 	modload_snapshot(&hs->modload, &s->modules, &s->modules_loading);
+	rules_handler_snapshot(&hs->rules, &s->rules);
 }
 
 struct emit_ctx {

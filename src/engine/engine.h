@@ -46,6 +46,9 @@ struct engine_config {
 	unsigned int nrules_dirs;
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
+	/* udev's runtime directory (/run/udev): the database entries of
+	 * db_persist devices go there; NULL: none are written */
+	const char *udev_run;
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
 	const char *subtrees[ENGINE_SUBTREES_MAX];
 	unsigned int nsubtrees;
@@ -87,6 +90,7 @@ struct engine_stats {
 	uint64_t first_seqnum, last_seqnum; /* of the events taken from the socket; 0 none */
 	struct modload_stats modules;
 	unsigned int modules_loading;
+	struct rules_handler_stats rules;
 	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
 	bool root_first;          /* the root path is ranked first (rank.h) */
 	bool root_settled;

@@ -138,23 +138,46 @@ bool engine_found(struct engine *e, const char *name, char *devname, size_t size
 struct describe_ctx {
 	void (*emit)(void *u, const char *line);
 	void *u;
+	struct engine *e;
 };
+
+/*
+ * The name device-mapper or md gave devpath, as its rules found it
+ * (55-dm.rules' DM_NAME, 63-md-raid-arrays.rules' MD_DEVNAME): " mapper/NAME",
+ * " md/NAME", or "". A root asked for by that name is then recognisable.
+ */
+static void stacked_name(struct engine *e, const char *devpath, char *out, size_t size)
+{
+	struct rules_record rec;
+	const char *v;
+	char x[600];
+
+	out[0] = '\0';
+	if (!e->handlers_up || !rules_db_get(&e->handlers.rules.db, devpath, &rec))
+		return;
+	if ((v = props_get(&rec.props, "DM_NAME")) && v[0])
+		snprintf(out, size, " mapper/%s", escape_log(x, sizeof(x), v, strlen(v)));
+	else if ((v = props_get(&rec.props, "MD_DEVNAME")) && v[0])
+		snprintf(out, size, " md/%s", escape_log(x, sizeof(x), v, strlen(v)));
+	rules_record_free(&rec);
+}
 
 static void describe_one(void *u, const char *devpath, const struct disk_links_device_info *i)
 {
 	struct describe_ctx *c = u;
 	const struct probe_result *p = &i->probe;
-	char line[2048], label[600], plabel[600];
+	char line[3072], label[600], plabel[600], name[700];
 
 	escape_log(label, sizeof(label), p->fs_label, strlen(p->fs_label));
 	escape_log(plabel, sizeof(plabel), p->part_name, strlen(p->part_name));
+	stacked_name(c->e, devpath, name, sizeof(name));
 	if (!i->probed)
-		snprintf(line, sizeof(line), "/dev/%s (%u:%u): not readable", i->devname,
-			 i->major, i->minor);
+		snprintf(line, sizeof(line), "/dev/%s (%u:%u)%s: not readable", i->devname,
+			 i->major, i->minor, name);
 	else
 		snprintf(line, sizeof(line),
-			 "/dev/%s (%u:%u): TYPE=\"%s\" UUID=\"%s\" LABEL=\"%s\" PARTUUID=\"%s\" PARTLABEL=\"%s\"",
-			 i->devname, i->major, i->minor, p->fs_type, p->fs_uuid, label,
+			 "/dev/%s (%u:%u)%s: TYPE=\"%s\" UUID=\"%s\" LABEL=\"%s\" PARTUUID=\"%s\" PARTLABEL=\"%s\"",
+			 i->devname, i->major, i->minor, name, p->fs_type, p->fs_uuid, label,
 			 p->part_uuid, plabel);
 	c->emit(c->u, line);
 }
@@ -162,7 +185,7 @@ static void describe_one(void *u, const char *devpath, const struct disk_links_d
 void engine_describe_devices(struct engine *e, void (*emit)(void *u, const char *line),
 			     void *u)
 {
-	struct describe_ctx c = { emit, u };
+	struct describe_ctx c = { emit, u, e };
 
 	if (e->handlers.ready)
 		disk_links_foreach_device(&e->handlers.links, describe_one, &c);
@@ -184,7 +207,7 @@ static void describe_conflict(void *u, const char *name, const struct disk_links
 void engine_describe_conflicts(struct engine *e, void (*emit)(void *u, const char *line),
 			       void *u)
 {
-	struct describe_ctx c = { emit, u };
+	struct describe_ctx c = { emit, u, e };
 
 	if (e->handlers.ready)
 		disk_links_foreach_conflict(&e->handlers.links, describe_conflict, &c);

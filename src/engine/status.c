@@ -111,6 +111,18 @@ static void modules(struct out *o, const struct engine_stats *s)
 	close_group(o);
 }
 
+static void rules(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "rules");
+	num(o, "events", s->rules.events);
+	num(o, "runs", s->rules.runs);
+	num(o, "run_failures", s->rules.run_failures);
+	num(o, "reloads", s->rules.reloads);
+	num(o, "db_entries", s->rules.db_entries);
+	num(o, "cookies_rescued", s->rules.cookies_rescued);
+	close_group(o);
+}
+
 static void phases(struct out *o, const struct engine_stats *s)
 {
 	open_group(o, "phase_ms");
@@ -136,6 +148,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	disk(&o, s);
 	ranks(&o, s);
 	modules(&o, s);
+	rules(&o, s);
 	phases(&o, s);
 	if (json)
 		strbuf_printf(&o.b, "}\n");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "handlers/disk.h"
+#include "handlers/dm-cookie.h"
 #include "rules/builtins.h"
 #include "util/escape.h"
 
@@ -114,6 +115,7 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	/* udev's helper directory: /usr/lib/udev where /lib is merged into /usr */
 	h->libexec = access("/usr/lib/udev", F_OK) == 0 ? "/usr/lib/udev" : "/lib/udev";
 	h->sys.fd = -1;
+	h->udevdb.dirfd = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	rules_db_init(&h->db);
 	h->sysfs = strdup(cfg->sysfs);
@@ -124,6 +126,9 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	r = sysdev_root_open(&h->sys, cfg->sysfs);
 	if (r < 0)
 		return log_errno(log, LOG_ERR, r, "rules: %s", cfg->sysfs);
+	if (cfg->udev_run && (r = udev_db_open(&h->udevdb, cfg->udev_run, log)) < 0)
+		log_errno(log, LOG_WARNING, r, "%s: the udev database for the real root is not "
+			  "written", cfg->udev_run);
 	return load(h, &h->current);
 }
 
@@ -133,6 +138,7 @@ void rules_handler_fini(struct rules_handler *h)
 	h->current = NULL;
 	props_clear(&h->global);
 	rules_db_fini(&h->db);
+	udev_db_close(&h->udevdb);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
 	free(h->sysfs);
@@ -203,7 +209,8 @@ static bool native_probe(void *u, const char *devpath, struct probe_result *out)
 /*
  * The event's KEY=VALUE list, then what the native block handler found
  * (udev's 60-persistent-storage.rules would have imported it with blkid,
- * and named these links: they are in DEVLINKS, as in udev).
+ * and named these links: they are in DEVLINKS, as in udev), and what
+ * udev's 50-udev-default.rules sets for block devices.
  */
 static int event_from(struct call *c, const struct uevent *ev, const struct rules_record *old,
 		      struct rules_event *out)
@@ -217,6 +224,8 @@ static int event_from(struct call *c, const struct uevent *ev, const struct rule
 	r = rules_event_init(out, env, n, old);
 	if (r == 0 && c->probed && ev->action != UEVENT_REMOVE)
 		r = rules_blkid_props(out, &c->info.probe);
+	if (r == 0)
+		r = rules_default_props(out);
 	for (size_t i = 0; r >= 0 && i < c->nnative; i++) {
 		char name[LINK_NAME_MAX + 8];
 
@@ -263,6 +272,73 @@ static void apply_links(struct call *c, const struct uevent *ev, struct rules_ev
 	(void)disk_links_update_rules(c->h->links, ev->devpath, &info, re->link_priority, names, n);
 }
 
+/* The links initdev made (or the disk handler keeps) for ev, as udev lists them. */
+static void made_links(const struct rules_event *re, struct strv *out)
+{
+	for (size_t i = 0; i < re->links.n; i++)
+		if (rules_link_valid(re->links.v[i]))
+			(void)strv_add(out, re->links.v[i]);
+}
+
+static void db_entry(const struct uevent *ev, const struct rules_event *re,
+		     const struct rules_record *rec, const struct strv *links,
+		     struct udev_db_entry *e)
+{
+	*e = (struct udev_db_entry){
+		.block = strcmp(ev->subsystem, "block") == 0,
+		.major = ev->major,
+		.minor = ev->minor,
+		.devnode = re && re->devname[0] ? re->devname : NULL,
+		.links = links,
+		.link_priority = rec->link_priority,
+		.usec_initialized = rec->usec_initialized,
+		.props = &rec->props,
+		.tags = &rec->tags,
+		.current_tags = re ? &re->current_tags : NULL,
+		.persist = rec->persist,
+	};
+}
+
+/*
+ * udev's database entry of a db_persist device (what the real root's
+ * udevd and lvm read: udev-db.h), written after each of its events, as
+ * udev writes it: a device's entry is right whenever initdev stops, by a
+ * handoff, an exit or a crash, and nothing is left to do at the handoff.
+ * An entry the device no longer asks for is removed.
+ */
+static void persist(struct call *c, const struct uevent *ev, const struct rules_event *re,
+		    const struct rules_record *old)
+{
+	struct rules_handler *h = c->h;
+	struct udev_db_entry now, before;
+	struct rules_record rec = { 0 };
+	struct strv links = STRV_INIT;
+	bool had = old && old->persist;
+	int r = 0;
+
+	if (h->udevdb.dirfd < 0 || !ev->has_devnum || (!re->db_persist && !had))
+		return;
+	if (had)
+		db_entry(ev, NULL, old, &old->links, &before);
+	if (!re->remove && re->db_persist && rules_record_from_event(&rec, re) == 0) {
+		made_links(re, &links);
+		db_entry(ev, re, &rec, &links, &now);
+		r = udev_db_write(&h->udevdb, &now, had ? &before : NULL);
+		if (r == 0) {
+			pthread_mutex_lock(&h->lock);
+			h->stats.db_entries++;
+			pthread_mutex_unlock(&h->lock);
+		}
+	} else if (had) {
+		r = udev_db_remove(&h->udevdb, &before);
+	}
+	if (r < 0)
+		log_errno(h->log, LOG_WARNING, r, "%s: udev database entry for the real root",
+			  ev->devpath);
+	strv_clear(&links);
+	rules_record_free(&rec);
+}
+
 static void apply_results(struct call *c, const struct uevent *ev, struct rules_event *re)
 {
 	struct rules_handler *h = c->h;
@@ -280,7 +356,8 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 			ev->devpath);
 }
 
-static void run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
+/* Runs the rules on ev; true if its RUN list released a dm cookie. */
+static bool run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
 {
 	struct rules_handler *h = c->h;
 	struct rules_builtins b = { .sysfs = h->sysfs,
@@ -312,6 +389,7 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 	pthread_mutex_unlock(&h->lock);
 	struct rules_event re;
 	unsigned int failed;
+	bool released = false;
 
 	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
 	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
@@ -319,12 +397,16 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
 		goto out;
 	}
+	if (!re.usec_initialized)
+		re.usec_initialized = now_monotonic_usec();
 	if (rules_apply(rules, &ctx, &re) < 0)
 		log_msg(h->log, LOG_WARNING, "%s: rules: a bound was hit, results so far kept",
 			ev->devpath);
 	(void)rules_event_finish(&re);
 	apply_results(c, ev, &re);
+	persist(c, ev, &re, have_old ? &old : NULL);
 	failed = rules_run_list(&ctx, &re);
+	released = dm_cookie_released_by(&re);
 	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&h->lock);
 	h->stats.events++;
@@ -336,6 +418,7 @@ out:
 	props_clear(&global);
 	if (have_old)
 		rules_record_free(&old);
+	return released;
 }
 
 /* ---- the handler contract ------------------------------------------- */
@@ -347,17 +430,45 @@ static bool may_block(void *ctx, const struct uevent *ev)
 	return rules_handler_lines(ctx) > 0;
 }
 
+/*
+ * A dm event's cookie must be released once, after the event (tools wait
+ * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
+ * did not run (no rules, a rule missing, the event's time up) or failed.
+ */
+static void release_cookie(struct rules_handler *h, const struct uevent *ev, bool released)
+{
+	uint32_t cookie;
+	int r;
+
+	if (released || !dm_cookie_of(ev, &cookie) || !dm_cookie_waits(cookie))
+		return;
+	r = dm_cookie_release(cookie);
+	if (r == 0) {
+		pthread_mutex_lock(&h->lock);
+		h->stats.cookies_rescued++;
+		pthread_mutex_unlock(&h->lock);
+		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
+			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
+			cookie);
+	} else if (r != -ENOENT) {
+		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
+			  cookie);
+	}
+}
+
 static void handle(void *ctx, const struct handler_call *call)
 {
 	struct rules_handler *h = ctx;
 	struct rules_loaded *l = get(h);
 	struct call c = { .h = h, .kmod = call->worker };
+	bool released = false;
 
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	if (l && l->rules.nlines > 0)
-		run_event(&c, &l->rules, call->ev);
+		released = run_event(&c, &l->rules, call->ev);
 	put(h, l);
+	release_cookie(h, call->ev, released);
 }
 
 static void *worker_new(void *ctx)

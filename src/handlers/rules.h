@@ -9,6 +9,11 @@
  * event's worker, bounded by rd.initdev.event_timeout= (udev's 180 s).
  * The event counts as handled (settle waits for it) when its RUN programs
  * are done. Reload swaps in a new parse; events in flight keep the old one.
+ * Devices whose rules set OPTIONS+="db_persist" get udev's database entry
+ * for the real root (udev-db.h), written after each of their events. A
+ * device-mapper event's cookie (DM_COOKIE) is released after the event,
+ * by the rules' `dmsetup udevcomplete` or, when that did not run or
+ * failed, by the handler itself (dm-cookie.h): a tool waits on it forever.
  * Thread-safe.
  */
 #pragma once
@@ -21,6 +26,7 @@
 #include "handlers/disk-links.h"
 #include "handlers/handler.h"
 #include "handlers/modload.h"
+#include "handlers/udev-db.h"
 #include "rules/db.h"
 #include "rules/rules.h"
 #include "util/log.h"
@@ -34,6 +40,7 @@ struct rules_handler_config {
 	const char *const *dirs;  /* NULL: udev's directories */
 	const char *cmdline;      /* the kernel command line text (IMPORT{cmdline}) */
 	unsigned int timeout_sec; /* per event; 0: RULES_EVENT_TIMEOUT_DEFAULT */
+	const char *udev_run;     /* udev's runtime directory for db_persist entries; NULL: none */
 };
 
 struct rules_handler_stats {
@@ -41,6 +48,8 @@ struct rules_handler_stats {
 	uint64_t runs;         /* RUN entries carried out */
 	uint64_t run_failures; /* of those, failed (logged) */
 	uint64_t reloads;
+	uint64_t db_entries;      /* udev database entries written (db_persist) */
+	uint64_t cookies_rescued; /* dm cookies the rules left and the handler released */
 };
 
 struct rules_loaded; /* one parse of the rules, shared by the events using it */
@@ -58,6 +67,7 @@ struct rules_handler {
 	struct disk_links *links;
 	struct modload *modload;
 	struct rules_db db;
+	struct udev_db udevdb; /* dirfd -1: no udev database written */
 	pthread_mutex_t lock; /* guards current and stats */
 	struct rules_loaded *current;
 	struct props global; /* udevadm control --property */
@@ -65,7 +75,10 @@ struct rules_handler {
 	unsigned int builtin_warned;
 };
 
-/* Load the rules. 0, or -errno (logged). A missing directory is no rules. */
+/*
+ * Load the rules. 0, or -errno (logged). A missing directory is no rules.
+ * An unusable udev_run is logged and no database is written.
+ */
 int rules_handler_init(struct rules_handler *h, const struct rules_handler_config *cfg,
 		       struct devnode *devnode, struct disk_links *links, struct modload *modload,
 		       const struct logger *log);

@@ -20,6 +20,13 @@ static int set_prop(void *u, const char *key, const char *value)
 	return props_set(&((struct rules_event *)u)->props, key, value, true);
 }
 
+int rules_default_props(struct rules_event *ev)
+{
+	if (ev->remove || strcmp(ev->subsystem, "block") != 0 || strncmp(ev->sysname, "md", 2) != 0)
+		return 0;
+	return props_set(&ev->props, "ID_IGNORE_DISKSEQ", "1", true);
+}
+
 int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
 {
 	return probe_props(p, set_prop, ev);

@@ -29,6 +29,14 @@ struct rules_builtins {
 /* udev's blkid builtin properties (ID_FS_*, ID_PART_*) of a probe result. */
 int rules_blkid_props(struct rules_event *ev, const struct probe_result *p);
 
+/*
+ * What udev's own 50-udev-default.rules sets for a block device, which
+ * initdev's native handling replaces (so dracut's image leaves the file
+ * out): ID_IGNORE_DISKSEQ=1 for md arrays (kept in their database entry).
+ * 0 or -errno.
+ */
+int rules_default_props(struct rules_event *ev);
+
 /* A rules_builtin_fn: pass a struct rules_builtins * as u. */
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin b, int argc,
 		       char **argv);

@@ -37,6 +37,7 @@ static int copy_record(struct rules_record *dst, const struct rules_record *src)
 		r = strv_copy(&dst->links, &src->links);
 	dst->link_priority = src->link_priority;
 	dst->persist = src->persist;
+	dst->usec_initialized = src->usec_initialized;
 	if (r < 0)
 		rules_record_free(dst);
 	return r;

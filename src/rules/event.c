@@ -74,6 +74,7 @@ static int join_old(struct rules_event *ev, const struct rules_record *old)
 {
 	int r = props_copy(&ev->old, &old->props);
 
+	ev->usec_initialized = old->usec_initialized;
 	if (r == 0)
 		r = strv_copy(&ev->tags, &old->tags);
 	if (r == 0 && ev->remove) {
@@ -198,6 +199,7 @@ int rules_record_from_event(struct rules_record *rec, const struct rules_event *
 		r = strv_copy(&rec->links, &ev->links);
 	rec->link_priority = ev->link_priority;
 	rec->persist = ev->db_persist;
+	rec->usec_initialized = ev->usec_initialized;
 	if (r < 0)
 		rules_record_free(rec);
 	return r;

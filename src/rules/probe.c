@@ -429,23 +429,26 @@ unsigned int rules_run_list(const struct rules_ctx *ctx, struct rules_event *ev)
 	bool trunc;
 
 	for (size_t i = 0; i < ev->nrun; i++) {
-		const struct rules_run *run = &ev->run[i];
+		struct rules_run *run = &ev->run[i];
 		char e[EV_ESC_MAX];
 		int r, argc;
 
+		run->ok = false;
 		if (ctx->deadline_usec && now_monotonic_usec() >= ctx->deadline_usec) {
 			ev_log(&s, LOG_ERR, "'%s' not run: the event's time is up", ev_esc(e, run->cmd));
 			failed++;
 			continue;
 		}
 		if (run->builtin < 0) {
-			failed += ev_spawn(&s, run->cmd, NULL, 0, &trunc, false) != 0;
+			run->ok = ev_spawn(&s, run->cmd, NULL, 0, &trunc, false) == 0;
+			failed += !run->ok;
 			continue;
 		}
 		argc = exec_split(run->cmd, words, sizeof(words), argv, EXEC_ARGS_MAX);
 		r = argc > 0 && ctx->builtin
 			    ? ctx->builtin(ctx->u, ev, (enum rules_builtin)run->builtin, argc, argv)
 			    : -EINVAL;
+		run->ok = r >= 0;
 		if (r < 0) {
 			ev_log(&s, LOG_DEBUG, "builtin '%s' failed: %s", ev_esc(e, run->cmd),
 			       errno_text(r));

@@ -229,6 +229,7 @@ int rules_load_paths(struct rules *r, const char *const *paths, size_t n);
 struct rules_run {
 	char *cmd;   /* substituted command line */
 	int builtin; /* enum rules_builtin, or -1 for a program */
+	bool ok;     /* rules_run_list ran it and it succeeded (exit 0) */
 };
 
 /* One device event and everything the rules decided for it. */
@@ -260,7 +261,8 @@ struct rules_event {
 	size_t nrun;
 	int watch; /* -1 unset, 0 nowatch, 1 watch */
 	bool db_persist;
-	int log_level; /* -2 unset, -1 reset */
+	int log_level;             /* -2 unset, -1 reset */
+	uint64_t usec_initialized; /* monotonic usec of its first event (the record's I:), 0 unset */
 
 	/* evaluation state */
 	char *program_result;
@@ -279,6 +281,7 @@ struct rules_record {
 	struct strv links;
 	int link_priority;
 	bool persist;
+	uint64_t usec_initialized; /* when the device's first event was handled; 0 unknown */
 };
 
 typedef int (*rules_builtin_fn)(void *u, struct rules_event *ev, enum rules_builtin b, int argc,

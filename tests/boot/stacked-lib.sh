@@ -17,7 +17,7 @@
 
 # The dracut modules and drivers of the images that boot the roots.
 STACKED_MODULES="base rootfs-block crypt dm lvm mdraid"
-STACKED_DRIVERS="virtio_pci virtio_blk ext4 dm_mod dm_crypt md_mod raid1"
+STACKED_DRIVERS="virtio_pci virtio_blk ext4 dm_mod dm_crypt md_mod raid0 raid1"
 # Key file (inside the image, for rd.luks.key=PATH:/) and passphrase; both
 # open every LUKS volume below (key slots 0 and 1).
 STACKED_KEY_PATH=/etc/stacked.key
@@ -46,6 +46,9 @@ STACKED_H_MD_NAME=a/b
 STACKED_H_MD_UUID=5d3c2b1a-0f9e-8d7c-6b5a-493827160502
 STACKED_H_MD_UUID_COLON=5d3c2b1a:0f9e8d7c:6b5a4938:27160502
 STACKED_H_MD_FS=c1000000-0000-4000-8000-000000000006
+# bad input: a RAID0 of two disks (r0a, r0b) of which only r0a is attached
+STACKED_R0_UUID=5d3c2b1a-0f9e-8d7c-6b5a-493827160503
+STACKED_R0_FS=c1000000-0000-4000-8000-000000000007
 
 # stacked_key FILE: the key file's contents (fixed, so images cache).
 stacked_key() {
@@ -67,6 +70,13 @@ stacked_key() {
 #   STACK-DB FILE MODE                     each /run/udev/data entry left
 #   STACK-DBLINE FILE LINE                 after switch_root (db_persist)
 #                                          and its lines
+#   STACK-UDEVRUN PATH TYPE                everything under /run/udev
+#   STACK-UDEVCONTROL present|absent       /run/udev/control
+#   STACK-PREMOUNT NAME -> TARGET|node     /dev/mapper and /dev/md before
+#                                          the root was mounted (the
+#                                          pre-mount hook's record)
+# A disk with the serial stacktools (STACKED_EXTRA_DISK) is mounted at
+# /tools and its /tools/run is run before the harness' init.
 stacked_write_init() {
 	mv "$1/sbin/init" "$1/sbin/init-disk" || return 1
 	cat > "$1/sbin/init" <<'EOF'
@@ -105,6 +115,19 @@ for f in /run/udev/data/*; do
 	echo "STACK-DB ${f##*/} $(stat -c '%a' "$f")"
 	sed "s|^|STACK-DBLINE ${f##*/} |" "$f"
 done
+[ -d /run/udev ] && find /run/udev -mindepth 1 | sort | while read -r f; do
+	t=f; [ -d "$f" ] && t=d; [ -L "$f" ] && t="l $(readlink "$f")"; [ -S "$f" ] && t=s
+	echo "STACK-UDEVRUN ${f#/run/udev/} $t"
+done
+if [ -e /run/udev/control ]; then echo "STACK-UDEVCONTROL present"; else echo "STACK-UDEVCONTROL absent"; fi
+[ -f /run/stack-premount ] && sed 's/^/STACK-PREMOUNT /' /run/stack-premount
+tools=
+for b in /sys/block/vd*; do
+	[ "$(cat "$b/serial" 2> /dev/null)" = stacktools ] && tools=/dev/${b##*/}
+done
+if [ -n "$tools" ] && mkdir -p /tools && mount -o ro "$tools" /tools && [ -x /tools/run ]; then
+	/tools/run
+fi
 exec /sbin/init-disk
 EOF
 	chmod 0755 "$1/sbin/init"
@@ -138,9 +161,9 @@ lv() { # PV VG LV: a VG on PV with a 16 MiB LV
 	lvm lvcreate -q -y -L 16M -n "\$3" "\$2"
 	udevadm settle
 }
-md() { # NAME UUID DISK DISK: RAID1, metadata 1.2
+md() { # NAME UUID DISK DISK [LEVEL]: RAID1 (or LEVEL), metadata 1.2
 	mdadm --create "/dev/md/tg\$\$" --name="\$1" --uuid="\$2" --metadata=1.2 \\
-		--level=1 --raid-devices=2 --run --assume-clean "\$3" "\$4"
+		--level="\${5:-1}" --raid-devices=2 --run --assume-clean "\$3" "\$4"
 	udevadm settle
 }
 step() { echo "== \$* (uptime \$(cut -d' ' -f1 /proc/uptime))"; }
@@ -178,6 +201,11 @@ mkfs.ext4 -q -F -U $STACKED_H_MD_FS -L mddata "/dev/md/tg\$\$"
 mdadm --detail --export "/dev/md/tg\$\$"
 mdadm --stop "/dev/md/tg\$\$"
 
+step raid0
+md r0 $STACKED_R0_UUID "\$(tg_disk r0a)" "\$(tg_disk r0b)" 0
+mkfs.ext4 -q -F -U $STACKED_R0_FS -L r0data "/dev/md/tg\$\$"
+mdadm --stop "/dev/md/tg\$\$"
+
 step done
 blkid
 EOF
@@ -194,7 +222,26 @@ stacked_disks() (
 	stacked_key "$work/key" && stacked_job > "$work/job.sh" || return 1
 	tg_build_disks "$cache" stacked "$work/job.sh" \
 		-f "$work/root=/tg/root" -f "$work/key=/tg/key" \
-		luks:40 lvm:32 md1:32 md2:32 lvmluks:48 hluks:48 hmd1:24 hmd2:24
+		luks:40 lvm:32 md1:32 md2:32 lvmluks:48 hluks:48 hmd1:24 hmd2:24 r0a:16 r0b:16
+)
+
+# stacked_bad_disks DIR: the bad-input disks, derived on the host from the
+# good ones in DIR (stacked_disks) once: luksbad.img (luks.img with both
+# LUKS2 JSON metadata areas zeroed: the binary headers, and so blkid's
+# view, are intact, their checksums are not) and lvmtrunc.img (lvm.img cut
+# to 8 MiB: the PV says 32 MiB, the LV's extents lie beyond the end).
+stacked_bad_disks() (
+	dir=$1
+	if [ ! -f "$dir/luksbad.img" ]; then
+		cp "$dir/luks.img" "$dir/.luksbad.tmp" &&
+			dd if=/dev/zero of="$dir/.luksbad.tmp" bs=4096 seek=1 count=3 conv=notrunc 2> /dev/null &&
+			dd if=/dev/zero of="$dir/.luksbad.tmp" bs=4096 seek=5 count=3 conv=notrunc 2> /dev/null &&
+			mv "$dir/.luksbad.tmp" "$dir/luksbad.img" || return 1
+	fi
+	if [ ! -f "$dir/lvmtrunc.img" ]; then
+		cp "$dir/lvm.img" "$dir/.lvmtrunc.tmp" && truncate -s 8M "$dir/.lvmtrunc.tmp" &&
+			mv "$dir/.lvmtrunc.tmp" "$dir/lvmtrunc.img" || return 1
+	fi
 )
 
 # stacked_keyfile_dir CACHE: a directory holding the key file at
@@ -205,6 +252,23 @@ stacked_keyfile_dir() (
 		stacked_key "$dir$STACKED_KEY_PATH" && echo "$dir"
 )
 
+# stacked_premount_hook: a pre-mount hook (test instrumentation, in both
+# images alike) recording what /dev/mapper and /dev/md hold once dracut
+# found the root and before it mounts it, for the root's init to report.
+stacked_premount_hook() {
+	cat <<'EOF'
+# stacked-roots boot test: /dev/mapper and /dev/md before the root is mounted
+for _stk in /dev/mapper/* /dev/md/*; do
+	if [ -L "$_stk" ]; then
+		echo "${_stk#/dev/} -> $(readlink -f "$_stk")"
+	elif [ -b "$_stk" ]; then
+		echo "${_stk#/dev/} node"
+	fi
+done > /run/stack-premount
+unset _stk
+EOF
+}
+
 # stacked_image CACHE stock|initdev: build or reuse the image that boots
 # the stacked roots (STACKED_MODULES, plus initdev for "initdev", which
 # needs INITDEV_BIN and INITDEV_MODULE as for boot_initdev_image); the key
@@ -214,11 +278,14 @@ stacked_keyfile_dir() (
 stacked_image() (
 	cache=$1 kind=$2
 	keys=$(stacked_keyfile_dir "$cache") || return 1
+	hook=$keys.premount.sh
+	stacked_premount_hook > "$hook" || return 1
 	base=$(boot_cached_dracut_tree "$cache") || return 1
 	case $kind in
 	stock)
 		boot_cached_initramfs "$cache" "$base" "$KVER" "$STACKED_MODULES" \
-			"$STACKED_DRIVERS" --include "$keys" /
+			"$STACKED_DRIVERS" --include "$keys" / \
+			--include "$hook" /lib/dracut/hooks/pre-mount/10-stack-premount.sh
 		;;
 	initdev)
 		itree=$(boot_initdev_tree "$cache" "$base") || return 1
@@ -226,6 +293,7 @@ stacked_image() (
 		export INITDEV_BINARY
 		boot_cached_initramfs "$cache" "$itree" "$KVER" "$STACKED_MODULES" \
 			"$STACKED_DRIVERS" --add initdev --include "$keys" / \
+			--include "$hook" /lib/dracut/hooks/pre-mount/10-stack-premount.sh \
 			--include "$itree/initdev-test/status-hook.sh" \
 			/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh
 		;;
@@ -248,6 +316,14 @@ stacked_append() {
 		"$(stacked_key_arg) rd.lvm.lv=vgcrypt/root" ;;
 	hostile) echo "root=/dev/mapper/$STACKED_H_DM rd.luks.uuid=$STACKED_H_UUID" \
 		"$(stacked_key_arg) rd.lvm.lv=$STACKED_H_VG/$STACKED_H_LV rd.md.uuid=$STACKED_H_MD_UUID" ;;
+	luks-handoff) stacked_append luks-key ;;
+	# bad input and withheld devices: cryptsetup's prompt is bounded
+	# (rd.luks.timeout), the initqueue gives up after rd.retry (late words)
+	luks-wrongpass) echo "root=UUID=$STACKED_LUKS_FS rd.luks.uuid=$STACKED_LUKS_UUID rd.luks.timeout=5" ;;
+	luks-badheader) echo "$(stacked_append luks-key) rd.luks.timeout=5" ;;
+	md-gone) stacked_append md-both ;;
+	lvm-truncated) stacked_append lvm-mapper ;;
+	md-missing) echo "root=UUID=$STACKED_R0_FS rd.md.uuid=$STACKED_R0_UUID" ;;
 	*) echo "stacked_append: unknown scenario $1" >&2; return 1 ;;
 	esac
 }
@@ -257,7 +333,8 @@ stacked_append() {
 # rd.retry, as dracut starts a degraded array only after 2/3 of it.
 stacked_append_late() {
 	case $1 in
-	md-degraded) echo "rd.retry=10" ;;
+	md-degraded | luks-wrongpass | luks-badheader | md-gone | lvm-truncated | md-missing)
+		echo "rd.retry=10" ;;
 	esac
 }
 
@@ -271,6 +348,11 @@ stacked_disk_list() {
 	md-degraded) echo md1 ;;
 	lvm-luks) echo lvmluks ;;
 	hostile) echo hluks hmd1 hmd2 ;;
+	luks-handoff | luks-wrongpass) echo luks ;;
+	luks-badheader) echo luksbad ;;
+	md-gone) ;;
+	lvm-truncated) echo lvmtrunc ;;
+	md-missing) echo r0a ;;
 	*) echo "stacked_disk_list: unknown scenario $1" >&2; return 1 ;;
 	esac
 }
@@ -278,28 +360,32 @@ stacked_disk_list() {
 # stacked_boot SCENARIO DISKDIR IMAGE LOG [qemu args]: boot SCENARIO's
 # disks (snapshot=on: the cached images stay as made) with IMAGE; the
 # console in LOG. Succeeds if the root's init reported (BOOT-END). For
-# luks-pass, STACKED_TYPE_PASS=1 types the passphrase when asked.
+# luks-pass (luks-wrongpass), STACKED_PASSPHRASE ("wrong pass phrase") is
+# typed when cryptsetup asks. STACKED_EXTRA_DISK, if set, is attached
+# read-only after the scenario's disks, with the serial stacktools.
 stacked_boot() (
 	sc=$1 dir=$2 img=$3 log=$4
 	shift 4
 	list=$(stacked_disk_list "$sc") && append=$(stacked_append "$sc") || return 1
 	append="$append $BOOT_DRACUT_APPEND $(stacked_append_late "$sc")"
 	n=0
-	for d in $list; do
-		set -- "$@" -drive "if=none,id=stk$n,file=$dir/$d.img,format=raw,snapshot=on" \
+	for d in $list ${STACKED_EXTRA_DISK:+stacktools}; do
+		f=$dir/$d.img
+		[ "$d" = stacktools ] && f=$STACKED_EXTRA_DISK
+		set -- "$@" -drive "if=none,id=stk$n,file=$f,format=raw,snapshot=on" \
 			-device "virtio-blk-pci,drive=stk$n,serial=$d"
 		n=$((n + 1))
 	done
-	if [ "$sc" = luks-pass ]; then
-		stacked_qemu_typing "$log" "$img" "$append" "$@"
-	else
-		boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append" "$@"
-	fi
+	case $sc in
+	luks-pass) STACKED_TYPE=$STACKED_PASSPHRASE stacked_qemu_typing "$log" "$img" "$append" "$@" ;;
+	luks-wrongpass) STACKED_TYPE="wrong pass phrase" stacked_qemu_typing "$log" "$img" "$append" "$@" ;;
+	*) boot_qemu "$log" "$BOOT_TIMEOUT" "$KERNEL" "$img" "$append" "$@" ;;
+	esac
 )
 
 # stacked_qemu_typing LOG IMAGE APPEND [qemu args]: boot_qemu, but with the
 # console's input on a FIFO: once LOG shows cryptsetup's passphrase
-# prompt, STACKED_PASSPHRASE and a newline are typed. The console is
+# prompt, STACKED_TYPE and a newline are typed (once). The console is
 # QEMU's stdio, muxed with the monitor (-nographic): Ctrl-A would reach
 # the monitor, so the passphrase must not hold one.
 stacked_qemu_typing() (
@@ -318,7 +404,7 @@ stacked_qemu_typing() (
 	while kill -0 "$qpid" 2> /dev/null && [ $i -lt $((BOOT_TIMEOUT * 5)) ]; do
 		if [ $typed -eq 0 ] && grep -q 'Enter passphrase for' "$log"; then
 			sleep 0.5
-			printf '%s\n' "$STACKED_PASSPHRASE" >&3
+			printf '%s\n' "$STACKED_TYPE" >&3
 			echo "stacked_qemu_typing: passphrase typed after $(boot_elapsed "$t0")s" >&2
 			typed=1
 		fi
@@ -342,11 +428,35 @@ stacked_lines() {
 # stacked_links LOG: the links to compare between images: every link under
 # /dev/disk, /dev/mapper, /dev/md and the VG directories ("PATH ->
 # TARGET", sorted), but by-diskseq (numbers differ between boots) and
-# /dev/block (udev's MAJ:MIN links for every device) and /dev/rtc.
+# /dev/block (udev's MAJ:MIN links for every device) and /dev/rtc. A
+# target that is a whole virtio disk is written /dev/virtio-SERIAL (from
+# the log's own by-id links): which disk becomes vdb and which vdc follows
+# the kernel's parallel probe order, which varies from boot to boot.
 stacked_links() {
 	stacked_lines STACK-LINK "$1" |
 		grep -Ev '^(disk/by-diskseq/|block/|rtc )' |
+		awk '{ line[NR] = $0 }
+			$1 ~ /^disk\/by-id\/virtio-/ && $3 ~ /^\/dev\/vd[a-z]+$/ {
+				s = $1; sub(/^disk\/by-id\/virtio-/, "", s); disk[$3] = "/dev/virtio-" s
+			}
+			END {
+				for (i = 1; i <= NR; i++) {
+					k = index(line[i], " -> "); t = substr(line[i], k + 4)
+					if (t in disk) t = disk[t]
+					print substr(line[i], 1, k - 1) " -> " t
+				}
+			}' |
 		LC_ALL=C sort
+}
+
+# stacked_expected SCENARIO: stacked_expected_links with /dev/vdX (the
+# X-th disk of stacked_disk_list) written as stacked_links writes it.
+stacked_expected() {
+	stacked_expected_links "$1" | awk -v disks="$(stacked_disk_list "$1" | tr '\n' ' ')" '
+		BEGIN { n = split(disks, d, " ")
+			for (i = 1; i <= n; i++) map["/dev/vd" substr("abcdefgh", i, 1)] = "/dev/virtio-" d[i] }
+		{ k = index($0, " -> "); t = substr($0, k + 4); if (t in map) t = map[t]
+		  print substr($0, 1, k - 1) " -> " t }'
 }
 
 # stacked_compare_links STOCK OTHER: every link of STOCK's listing is in
@@ -375,7 +485,7 @@ stacked_udev_waits() {
 # is mounted from (DM_NAME "-" for md).
 stacked_expected_root() {
 	case $1 in
-	luks-key | luks-pass) echo "dm-0 luks-$STACKED_LUKS_UUID" ;;
+	luks-key | luks-pass | luks-handoff) echo "dm-0 luks-$STACKED_LUKS_UUID" ;;
 	lvm-mapper | lvm-uuid) echo "dm-0 vgroot-root" ;;
 	md-both | md-degraded) echo "md127 -" ;;
 	lvm-luks) echo "dm-1 vgcrypt-root" ;;
@@ -389,7 +499,7 @@ stacked_expected_root() {
 # LVM's random UUIDs.
 stacked_expected_links() {
 	case $1 in
-	luks-key | luks-pass) cat <<EOF
+	luks-key | luks-pass | luks-handoff) cat <<EOF
 mapper/luks-$STACKED_LUKS_UUID -> /dev/dm-0
 disk/by-id/dm-name-luks-$STACKED_LUKS_UUID -> /dev/dm-0
 disk/by-id/dm-uuid-CRYPT-LUKS2-$(echo "$STACKED_LUKS_UUID" | tr -d -)-luks-$STACKED_LUKS_UUID -> /dev/dm-0
@@ -473,7 +583,7 @@ stacked_problems() (
 		echo "$kname is not the dm device $dmname"
 	fi
 	stacked_links "$log" > "$log.links"
-	stacked_expected_links "$sc" | while IFS= read -r want; do
+	stacked_expected "$sc" | while IFS= read -r want; do
 		stacked_has_link "$log.links" "$want" || echo "no link $want"
 	done
 	stacked_lines STACK-LINK "$log" | grep -v ' -> /dev/' | sed 's/^/link outside \/dev: /'
@@ -489,7 +599,51 @@ stacked_problems() (
 	md-*) echo "md array: '$md'" ;;
 	esac
 	stacked_udev_waits "$log" | sed 's/^/udev wait: /'
+	# /dev/mapper holds links udev's rules made, never a node libdevmapper
+	# made itself (it does when it believes no udev runs): no node twice
+	stacked_lines STACK-NODE "$log" | grep '^mapper/' | grep -v '^mapper/control ' |
+		sed 's/^/a node in \/dev\/mapper (libdevmapper saw no udev): /'
+	# the root's dm or md name was there before the root was mounted
+	if [ "$dmname" != - ]; then want="mapper/$dmname -> /dev/$kname"; else want="md/mdroot -> /dev/$kname"; fi
+	stacked_lines STACK-PREMOUNT "$log" | grep -Fqx -- "$want" ||
+		echo "not there before the root was mounted: $want"
 )
+
+# stacked_db STOCK|OTHER LOG: the udev database entries LOG's root found,
+# comparable between images: "FILE MODE", "FILE S:LINK" and "FILE
+# E:KEY=VALUE" lines and the link index entries ("links/NAME/ID l
+# PRIO:DEVNODE"), sorted; properties that tell only which event came last
+# (DM_OPEN, DM_ACTIVATION: udevd's inotify watch makes one more change
+# event once fsck closes the root) and I: (a time) left out.
+stacked_db() {
+	{
+		stacked_lines STACK-DB "$1"
+		stacked_lines STACK-DBLINE "$1" | grep -E '^[^ ]+ (S:|E:)' |
+			grep -Ev '^[^ ]+ E:(DM_OPEN|DM_ACTIVATION)='
+		stacked_lines STACK-UDEVRUN "$1" | grep -E '^links/[^/ ]+/[^ ]+ l '
+	} | LC_ALL=C sort
+}
+
+# stacked_compare_db STOCK OTHER: OTHER's root found the same udev database
+# entries as STOCK's (stacked_db); prints the differences, fails if any.
+stacked_compare_db() (
+	stacked_db "$1" > "$1.db" && stacked_db "$2" > "$2.db" || return 1
+	LC_ALL=C cmp -s "$1.db" "$2.db" && return 0
+	echo "udev database entries, - $1 + $2:"
+	diff -U0 "$1.db" "$2.db" | grep '^[-+][^-+]'
+	return 1
+)
+
+# stacked_initdev_problems LOG: what only an initdev image must show: its
+# /run/udev/control gone after the handoff (the real root's tools must not
+# believe udev runs), no link it found taken, no cookie the rules had to
+# leave to initdev's safety net.
+stacked_initdev_problems() {
+	stacked_lines STACK-UDEVCONTROL "$1" | grep -qx absent ||
+		echo "/run/udev/control outlived the handoff"
+	tr -d '\r' < "$1" | grep -e 'something else is there' -e 'released by initdev' |
+		sed 's/^/initdev: /'
+}
 
 # stacked_check SCENARIO LOG: what every image must show for SCENARIO
 # (stock and initdev alike): the root mounted from the expected device,

@@ -65,7 +65,7 @@
 
 # Stock dracut modules of the tool image, and the extra programs it gets.
 TG_MODULES="base crypt dm lvm mdraid"
-TG_DRIVERS="virtio_pci virtio_blk virtio_scsi sd_mod ext4 dm_mod dm_crypt md_mod raid1 loop"
+TG_DRIVERS="virtio_pci virtio_blk virtio_scsi sd_mod ext4 dm_mod dm_crypt md_mod raid0 raid1 loop"
 TG_PROGRAMS="cryptsetup lvm mdadm dmsetup udevadm mkfs.ext4 mke2fs e2fsck tune2fs
 dumpe2fs debugfs sfdisk blkid wipefs partx losetup dd sync sha256sum cmp od tr
 sort find xargs stat tar base64 timeout head tail wc cut seq stty pidof awk"

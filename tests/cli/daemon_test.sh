@@ -233,10 +233,9 @@ refuses_beside_udevd_head() {
 	atf_set require.user root
 }
 refuses_beside_udevd_body() {
-	# never touch the /run/udev of a real udev
-	[ ! -e /run/udev ] || atf_skip "this host has /run/udev; a real udev's directory is not touched"
-	mkdir /run/udev && : > made-run-udev
-	"$(atf_get_srcdir)/../unix-listen" /run/udev/control > listen.out &
+	# udev's directory is "udev" beside --run: the host's /run/udev is never touched
+	mkdir udev
+	"$(atf_get_srcdir)/../unix-listen" "$PWD/udev/control" > listen.out &
 	echo $! > listen.pid
 	for i in $(seq 50); do grep -q ready listen.out && break; sleep 0.1; done
 	grep -q ready listen.out || atf_fail "the stand-in udevd did not start"
@@ -245,11 +244,16 @@ refuses_beside_udevd_body() {
 	mkdir -p sys/devices/virtual/mem/null sys/class/mem
 	: > sys/devices/virtual/mem/null/uevent
 	ln -s ../../../../class/mem sys/devices/virtual/mem/null/subsystem
-	atf_check -s exit:1 -e match:"another device manager serves /run/udev/control" \
+	atf_check -s exit:1 -e match:"another device manager serves $PWD/udev/control" \
 		$ID --sysfs "$PWD/sys" coldplug --no-devtmpfs --timeout 5
 	[ ! -s sys/devices/virtual/mem/null/uevent ] || atf_fail "a refused coldplug triggered"
 	atf_check -s exit:1 -e match:"another device manager" \
 		$ID --sysfs "$PWD/sys" wait --timeout 1 LABEL=none
+	# a daemon leaves a udevd's control socket alone (and so does its exit)
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	[ -S udev/control ] || atf_fail "the daemon replaced the stand-in udevd's socket"
+	atf_check -s exit:0 $ID exit
+	[ -S udev/control ] || atf_fail "the daemon took the stand-in udevd's socket"
 	# limited, or told so, it runs
 	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
 		--no-coldplug --timeout 5
@@ -259,9 +263,43 @@ refuses_beside_udevd_body() {
 }
 refuses_beside_udevd_cleanup() {
 	[ -f listen.pid ] && kill "$(cat listen.pid)" 2>/dev/null && sleep 0.2
-	[ -f made-run-udev ] && rm -rf /run/udev
 	cleanup_root
 }
+
+atf_test_case presents_udev cleanup
+presents_udev_head() {
+	atf_set descr "while a daemon runs, udev/control exists (libdevmapper's sign of udev), as a file that does not refuse initdev's own coldplug; a stale socket is replaced; exit removes it"
+	atf_set require.user root
+}
+presents_udev_body() {
+	setup_root
+	mkdir udev
+	# a udevd that died: its socket file stays, nobody answers
+	"$(atf_get_srcdir)/../unix-listen" "$PWD/udev/control" > listen.out &
+	lpid=$!
+	for i in $(seq 50); do grep -q ready listen.out && break; sleep 0.1; done
+	kill -9 "$lpid"
+	wait "$lpid" 2> /dev/null
+	[ -S udev/control ] || atf_fail "no stale socket to start from"
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug
+	[ -f udev/control ] && [ ! -L udev/control ] ||
+		atf_fail "udev/control is not a plain file: $(ls -l udev)"
+	# a full coldplug of another initdev (its own --run beside this one, an empty
+	# fake sysfs) is not refused by that file, nor does it take it
+	mkdir -p sys/devices sys/class
+	atf_check -s exit:0 -e not-match:"another device manager" $(bin) --log-target stderr \
+		--dev "$PWD/dev" --run "$PWD/run2" --cmdline "$PWD/cmdline" \
+		--udev-rules "$PWD/udev-rules" --sysfs "$PWD/sys" coldplug --no-devtmpfs --timeout 5
+	[ -f udev/control ] || atf_fail "the coldplug took the daemon's udev/control"
+	# --udev-run points elsewhere
+	atf_check -s exit:0 $ID exit
+	[ ! -e udev/control ] || atf_fail "udev/control outlived the daemon"
+	atf_check -s exit:0 -e ignore $ID --udev-run "$PWD/elsewhere" daemon --no-devtmpfs --no-coldplug
+	[ -f elsewhere/control ] && [ ! -e udev/control ] || atf_fail "--udev-run not followed"
+	atf_check -s exit:0 $ID exit
+	[ ! -e elsewhere/control ] || atf_fail "elsewhere/control outlived the daemon"
+}
+presents_udev_cleanup() { cleanup_root; }
 
 # bad_start WHY CMD...: CMD exits 1 and its stderr names the path and WHY
 bad_start() {
@@ -328,4 +366,5 @@ atf_init_test_cases() {
 	atf_add_test_case wait_cmdline_timeout
 	atf_add_test_case wait_stays_in_dev
 	atf_add_test_case refuses_beside_udevd
+	atf_add_test_case presents_udev
 }

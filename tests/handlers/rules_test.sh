@@ -175,7 +175,108 @@ EOF
 }
 property_and_info_cleanup() { cleanup_root; }
 
+atf_test_case db_persist_entries cleanup
+db_persist_entries_head() {
+	atf_set descr "a device whose rules set db_persist gets udev's database entry (mode 01644, S:/I:/E:/V:, link index), others none; udevadm info --cleanup-db keeps exactly it; removal deletes it; udevadm info -q path and short options"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+db_persist_entries_body() {
+	setup_root
+	mkimg a.img keep
+	mkimg b.img plain
+	la=$(attach a.img)
+	lb=$(attach b.img)
+	ka=$(basename "$la") kb=$(basename "$lb")
+	ida="b$(cat "/sys/class/block/$ka/dev")"
+	idb="b$(cat "/sys/class/block/$kb/dev")"
+	# as 55-dm.rules and 11-dm.rules do for a dm device
+	cat > udev-rules/60-test.rules <<'RULES'
+KERNEL!="loop[0-9]*", GOTO="end"
+ENV{ID_FS_LABEL}=="keep", ENV{DM_NAME}="vg-%k", ENV{DM_UDEV_PRIMARY_SOURCE_FLAG}="1", ENV{.NOT_KEPT}="1"
+ENV{DM_NAME}=="?*", SYMLINK+="mapper/$env{DM_NAME}", OPTIONS+="db_persist"
+LABEL="end"
+RULES
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
+	atf_check -s exit:0 $ID settle --timeout 30
+	[ "$(stat -c %a "udev/data/$ida")" = 1644 ] || atf_fail "no 01644 entry: $(ls -l udev/data 2>&1)"
+	[ ! -e "udev/data/$idb" ] || atf_fail "an entry for a device without db_persist"
+	f=udev/data/$ida
+	grep -qx "S:mapper/vg-$ka" "$f" && grep -qx "S:disk/by-label/keep" "$f" &&
+		grep -qx "E:DM_NAME=vg-$ka" "$f" && grep -qx "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1" "$f" &&
+		grep -qx "E:ID_FS_LABEL=keep" "$f" && grep -q '^I:[1-9][0-9]*$' "$f" &&
+		[ "$(tail -n 1 "$f")" = V:1 ] || atf_fail "entry: $(cat "$f")"
+	! grep -q -e NOT_KEPT -e '^E:DEVNAME=' -e '^E:ACTION=' "$f" ||
+		atf_fail "event or temporary properties in the entry: $(cat "$f")"
+	[ "$(readlink "udev/links/mapper\\x2fvg-$ka/$ida")" = "0:/dev/$ka" ] ||
+		atf_fail "link index: $(ls -lR udev/links)"
+	# what udevd would have left for other devices goes; ours stays
+	echo 'V:1' > udev/data/b7:999
+	mkdir -p 'udev/links/disk\x2fby-label\x2fkeep'
+	ln -s 0:/dev/x 'udev/links/disk\x2fby-label\x2fkeep/b7:999'
+	ln -s "$(bin)" udevadm
+	U="env INITDEV_RUN_DIR=$PWD/run INITDEV_DEV_DIR=$PWD/dev ./udevadm"
+	atf_check -s exit:0 $U info --cleanup-db
+	[ -e "udev/data/$ida" ] && [ ! -e udev/data/b7:999 ] ||
+		atf_fail "cleanup-db: $(ls udev/data)"
+	[ -L "udev/links/disk\\x2fby-label\\x2fkeep/$ida" ] &&
+		[ ! -L 'udev/links/disk\x2fby-label\x2fkeep/b7:999' ] ||
+		atf_fail "cleanup-db, links: $(ls -lR udev/links)"
+	# mdraid_start.sh's call, and udevadm's short options
+	atf_check -s exit:0 -o inline:"/devices/virtual/block/$ka\n" $U info -q path -n "/dev/$ka"
+	atf_check -s exit:0 -o inline:"/devices/virtual/block/$ka\n" $U info -q path -n "mapper/vg-$ka"
+	atf_check -s exit:0 -o match:"^DM_NAME='vg-$ka'$" $U info -x -q property -p "/sys/devices/virtual/block/$ka"
+	atf_check -s exit:0 -o match:"^DM_NAME=vg-$ka$" $U info --query=env "/dev/$ka"
+	atf_check -s exit:2 -e match:"not supported by initdev" $U info -a -n "/dev/$ka"
+	atf_check -s exit:1 -e match:"device node not found" $U info -q path -n /dev/nothing-here
+	# a removed device's entry goes
+	losetup -d "$la"
+	wait_for test ! -e "udev/data/$ida" || atf_fail "the entry outlived the device"
+	wait_for test ! -L "udev/links/mapper\\x2fvg-$ka/$ida" || atf_fail "the index outlived it"
+	atf_check -s exit:0 $ID exit
+}
+db_persist_entries_cleanup() { cleanup_root; }
+
+atf_test_case wait_and_report_stacked_names cleanup
+wait_and_report_stacked_names_head() {
+	atf_set descr "initdev wait finds /dev/mapper and /dev/md names and by-uuid links the rules make; its report of the devices seen names their mapper/ and md/ names"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup blkid"
+}
+wait_and_report_stacked_names_body() {
+	setup_root
+	mkimg a.img inner
+	mkimg b.img array
+	la=$(attach a.img)
+	lb=$(attach b.img)
+	ka=$(basename "$la") kb=$(basename "$lb")
+	uuid=$(blkid -o value -s UUID a.img)
+	# the names 55-dm.rules, 60-persistent-storage-dm.rules and 63-md-raid-arrays.rules give
+	cat > udev-rules/60-test.rules <<'RULES'
+KERNEL!="loop[0-9]*", GOTO="end"
+ENV{ID_FS_LABEL}=="inner", ENV{DM_NAME}="vg-root", SYMLINK+="mapper/$env{DM_NAME}", SYMLINK+="disk/by-id/dm-name-$env{DM_NAME}"
+ENV{ID_FS_LABEL}=="array", ENV{MD_DEVNAME}="r/oot", SYMLINK+="md/$env{MD_DEVNAME}"
+LABEL="end"
+RULES
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
+	atf_check -s exit:0 -o inline:"$PWD/dev/mapper/vg-root\n" $ID wait --timeout 10 /dev/mapper/vg-root
+	atf_check -s exit:0 -o inline:"$PWD/dev/md/r/oot\n" $ID wait --timeout 10 /dev/md/r/oot
+	atf_check -s exit:0 -o inline:"$PWD/dev/$ka\n" $ID wait --timeout 10 "UUID=$uuid"
+	atf_check -s exit:0 -o ignore $ID wait --timeout 10 /dev/disk/by-id/dm-name-vg-root
+	# the emergency hook's look: a root that is not there, and what was
+	atf_check -s exit:1 -e save:err $ID wait --timeout 0 /dev/mapper/vg-home
+	grep -q "/dev/mapper/vg-home is not there" err || atf_fail "$(cat err)"
+	grep -q "^  /dev/$ka ([0-9]*:[0-9]*) mapper/vg-root: TYPE=\"ext4\" UUID=\"$uuid\" LABEL=\"inner\"" err ||
+		atf_fail "the dm name is not in the report: $(cat err)"
+	grep -q "^  /dev/$kb ([0-9]*:[0-9]*) md/r/oot: TYPE=\"ext4\"" err ||
+		atf_fail "the md name is not in the report: $(cat err)"
+	atf_check -s exit:0 $ID exit
+}
+wait_and_report_stacked_names_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
+	atf_add_test_case db_persist_entries
+	atf_add_test_case wait_and_report_stacked_names
 	atf_add_test_case property_and_info
 	atf_add_test_case links_perms_run
 	atf_add_test_case reload_and_remove

@@ -404,9 +404,13 @@ udevadm_exit_hands_off_head() {
 udevadm_exit_hands_off_body() {
 	setup_vars
 	start_daemon "quiet rd.initdev.handoff_timeout=30"
+	# libdevmapper's sign of a running udev, while the daemon runs (udev beside run)
+	[ -f udev/control ] || atf_fail "no udev/control while the daemon runs"
 	udevadm_exit
 	[ "$(tr '\0' '\n' < /proc/$pid/cmdline | head -1)" = @initdev-holder ] ||
 		atf_fail "daemon $pid did not become the holder"
+	# the real root's tools must not believe udev runs before its udevd does
+	[ ! -e udev/control ] || atf_fail "udev/control outlived the handoff"
 	[ -S "$RUN/handoff" ] || atf_fail "no $RUN/handoff"
 	make_events
 	atf_check -s exit:0 -e match:'uevent socket as fd 3, LISTEN_FDS=1' -o save:out \
@@ -423,8 +427,10 @@ udevadm_exit_no_handoff_head() {
 udevadm_exit_no_handoff_body() {
 	setup_vars
 	start_daemon "rd.initdev.handoff=0"
+	[ -f udev/control ] || atf_fail "no udev/control while the daemon runs"
 	udevadm_exit
 	[ -e /proc/$pid ] && atf_fail "daemon $pid still running: $(tr '\0' ' ' < /proc/$pid/cmdline)"
+	[ ! -e udev/control ] || atf_fail "udev/control outlived the daemon"
 	[ ! -e "$RUN/handoff" ] || atf_fail "a holder socket appeared"
 	atf_check -s exit:0 -e match:'no holder' -o save:out $ID adopt --timeout 1 -- "$HP" report
 	grep -qx 'listen_fds=unset' out || atf_fail "a socket was handed over: $(cat out)"

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udev 252's database, as the real root's udevd, libudev and lvm read it
+ * after switch_root: one file per device, /run/udev/data/<id> (id "b254:0"
+ * or "c10:236"), with the lines
+ *     S:<link below /dev>   each symlink (devices with a node)
+ *     L:<priority>          link_priority, if not 0
+ *     I:<usec>              CLOCK_MONOTONIC of the device's first event
+ *     E:<KEY>=<VALUE>       each property the rules set, in their order
+ *     G:<tag> / Q:<tag>     tags / tags of the last event
+ *     V:1                   the format version
+ * mode 01644 (sticky) when the rules set OPTIONS+="db_persist": such files
+ * survive `udevadm info --cleanup-db`, which dracut runs before
+ * switch_root. Beside them the indexes udev keeps: /run/udev/links/
+ * <escaped link>/<id> (a symlink saying "<priority>:<devnode>", how udevd
+ * arbitrates a link several devices claim) and /run/udev/tags/<tag>/<id>.
+ *
+ * initdev writes entries only for devices whose rules asked for
+ * db_persist (device-mapper and md devices in dracut's images): those are
+ * the ones udev itself leaves to the real root (docs/handoff.md). Names and
+ * values come from rules and devices (hostile): a link or tag name is one
+ * file name below links/ or tags/ (escaped as udev escapes it, or left out);
+ * a value with a newline is left out (it would forge a line). Directories are
+ * entered without following symlinks. Thread-safe for different devices;
+ * calls for one device must not overlap (the engine orders a device's
+ * events).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rules/props.h"
+#include "util/log.h"
+
+#define UDEV_DB_ID_MAX 32
+
+struct udev_db_entry {
+	bool block;                   /* 'b' device, else 'c' */
+	unsigned int major, minor;
+	const char *devnode;          /* "/dev/dm-0": the link index's target */
+	const struct strv *links;     /* "/dev/..." names (NULL: none) */
+	int link_priority;
+	uint64_t usec_initialized;    /* 0: no I: line */
+	const struct props *props;    /* only those marked db are written */
+	const struct strv *tags;      /* G: (NULL: none) */
+	const struct strv *current_tags; /* Q: (NULL: none) */
+	bool persist;                 /* db_persist: mode 01644 */
+};
+
+struct udev_db {
+	int dirfd; /* the udev runtime directory (/run/udev), -1: closed */
+	const struct logger *log;
+};
+
+/* "b254:0" for e into id. */
+void udev_db_id(const struct udev_db_entry *e, char id[UDEV_DB_ID_MAX]);
+
+/*
+ * e's data file text to f (flushed). Links not below /dev, properties and
+ * names with a newline are left out. 0 or -EIO.
+ */
+int udev_db_print(const struct udev_db_entry *e, FILE *f);
+
+/*
+ * udev's escaping of a link for its index directory: the name below /dev
+ * ("disk/by-id/x"), each '/' as "\x2f" and '\' as "\x5c". -ENAMETOOLONG
+ * if that exceeds a file name (udev then shortens it with a hash of the
+ * name; initdev leaves such a link out of the index), -EINVAL if it names
+ * nothing below /dev, or is "." or "..".
+ */
+int udev_db_escape_link(const char *link, char *out, size_t size);
+
+/* Open (creating it 0755 if missing) dir, the udev runtime directory. 0 or -errno. */
+int udev_db_open(struct udev_db *db, const char *dir, const struct logger *log);
+void udev_db_close(struct udev_db *db);
+
+/*
+ * Write e's data file (atomically: a temporary file renamed into place)
+ * and its link and tag index entries; old, if not NULL, is what was
+ * written for the device before: its index entries e no longer has are
+ * removed. 0 or -errno.
+ */
+int udev_db_write(struct udev_db *db, const struct udev_db_entry *e,
+		  const struct udev_db_entry *old);
+
+/* Remove what udev_db_write(e) wrote: the data file and e's index entries. 0 or -errno. */
+int udev_db_remove(struct udev_db *db, const struct udev_db_entry *e);
+
+/*
+ * `udevadm info --cleanup-db` on the udev runtime directory dir: every
+ * data file without the sticky bit goes, then every link and tag index
+ * entry whose data file is gone, and /run/udev/static_node-tags; the
+ * db_persist entries and their indexes stay. Nothing is followed. 0 or
+ * -errno (a missing dir is 0).
+ */
+int udev_db_cleanup(const char *dir);

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udev 252's database as initdev writes it for the real root: the data
+ * file's lines, the link index's escaping, the files, modes and index
+ * entries written, replaced and removed, and `udevadm info --cleanup-db`
+ * keeping exactly the db_persist entries.
+ */
+#include <atf-c.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake-sysfs.h"
+#include "handlers/udev-db.h"
+
+struct fx {
+	struct props props;
+	struct strv links, tags, current;
+	struct udev_db_entry e;
+};
+
+/* dm-0 as 55-dm.rules and 11-dm.rules leave it (a few of its properties) */
+static void fx_init(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	ATF_REQUIRE(props_set(&f->props, "DEVNAME", "/dev/dm-0", false) == 0);
+	ATF_REQUIRE(props_set(&f->props, "DM_UDEV_PRIMARY_SOURCE_FLAG", "1", true) == 0);
+	ATF_REQUIRE(props_set(&f->props, "DM_NAME", "luks-x", true) == 0);
+	ATF_REQUIRE(props_set(&f->props, "DM_LV_LAYER", "", true) == 0);
+	ATF_REQUIRE(props_set(&f->props, "MAJOR", "254", false) == 0);
+	ATF_REQUIRE(strv_add(&f->links, "/dev/mapper/luks-x") == 1);
+	ATF_REQUIRE(strv_add(&f->links, "/dev/disk/by-id/dm-name-luks-x") == 1);
+	f->e = (struct udev_db_entry){ .block = true, .major = 254, .minor = 0,
+				       .devnode = "/dev/dm-0", .links = &f->links,
+				       .usec_initialized = 46123429, .props = &f->props,
+				       .tags = &f->tags, .current_tags = &f->current,
+				       .persist = true };
+}
+
+static void fx_fini(struct fx *f)
+{
+	props_clear(&f->props);
+	strv_clear(&f->links);
+	strv_clear(&f->tags);
+	strv_clear(&f->current);
+}
+
+static void print_to(const struct udev_db_entry *e, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	ATF_REQUIRE(f);
+	ATF_REQUIRE_EQ(udev_db_print(e, f), 0);
+	fclose(f);
+}
+
+ATF_TC_WITHOUT_HEAD(data_lines_as_udev);
+ATF_TC_BODY(data_lines_as_udev, tc)
+{
+	struct fx f;
+	char buf[4096];
+
+	fx_init(&f);
+	print_to(&f.e, buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "S:mapper/luks-x\n"
+			     "S:disk/by-id/dm-name-luks-x\n"
+			     "I:46123429\n"
+			     "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\n"
+			     "E:DM_NAME=luks-x\n"
+			     "E:DM_LV_LAYER=\n"
+			     "V:1\n");
+	/* priority, tags; a value or link with a newline would forge a line: left out */
+	f.e.link_priority = 100;
+	ATF_REQUIRE(strv_add(&f.tags, "systemd") == 1);
+	ATF_REQUIRE(strv_add(&f.current, "systemd") == 1);
+	ATF_REQUIRE(props_set(&f.props, "EVIL", "x\nE:DM_UDEV_DISABLE_OTHER_RULES_FLAG=1", true) == 0);
+	ATF_REQUIRE(strv_add(&f.links, "/dev/a\nS:b") == 1);
+	ATF_REQUIRE(strv_add(&f.links, "/elsewhere") == 1);
+	print_to(&f.e, buf, sizeof(buf));
+	ATF_CHECK(strstr(buf, "L:100\nI:46123429\n") != NULL);
+	ATF_CHECK(strstr(buf, "G:systemd\nQ:systemd\nV:1\n") != NULL);
+	ATF_CHECK(strstr(buf, "EVIL") == NULL && strstr(buf, "DISABLE_OTHER") == NULL);
+	ATF_CHECK(strstr(buf, "S:b") == NULL && strstr(buf, "elsewhere") == NULL);
+	/* a device without a node has no S: */
+	f.e.major = 0;
+	print_to(&f.e, buf, sizeof(buf));
+	ATF_CHECK(strstr(buf, "S:") == NULL);
+	fx_fini(&f);
+}
+
+ATF_TC_WITHOUT_HEAD(link_escaping);
+ATF_TC_BODY(link_escaping, tc)
+{
+	char out[256], lng[300];
+
+	ATF_REQUIRE_EQ(udev_db_escape_link("/dev/disk/by-id/md-name-a/b", out, sizeof(out)), 0);
+	ATF_CHECK_STREQ(out, "disk\\x2fby-id\\x2fmd-name-a\\x2fb");
+	ATF_REQUIRE_EQ(udev_db_escape_link("/dev/disk/by-label/..\\x2fx", out, sizeof(out)), 0);
+	ATF_CHECK_STREQ(out, "disk\\x2fby-label\\x2f..\\x5cx2fx");
+	ATF_REQUIRE_EQ(udev_db_escape_link("mapper/h+_.--vg-r+_.--lv", out, sizeof(out)), 0);
+	ATF_CHECK_STREQ(out, "mapper\\x2fh+_.--vg-r+_.--lv");
+	ATF_CHECK_EQ(udev_db_escape_link("/dev/", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link("/elsewhere/x", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link("/dev/..", out, sizeof(out)), -EINVAL);
+	ATF_CHECK_EQ(udev_db_escape_link(".", out, sizeof(out)), -EINVAL);
+	/* udev shortens what exceeds 244 bytes with a hash: left out here */
+	memset(lng, 'a', sizeof(lng));
+	memcpy(lng, "/dev/", 5);
+	lng[5 + 245] = '\0'; /* 245 */
+	ATF_CHECK_EQ(udev_db_escape_link(lng, out, sizeof(out)), -ENAMETOOLONG);
+	lng[5 + 244] = '\0'; /* 244 */
+	ATF_CHECK_EQ(udev_db_escape_link(lng, out, sizeof(out)), 0);
+	ATF_CHECK_EQ(strlen(out), 244u);
+}
+
+static void read_file(const char *path, char *buf, size_t size)
+{
+	fs_read_file(path, buf, size);
+}
+
+static unsigned int mode_of(const char *path)
+{
+	struct stat st;
+
+	ATF_REQUIRE_MSG(lstat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	return st.st_mode & 07777;
+}
+
+static void readlink_is(const char *path, const char *want)
+{
+	char buf[512];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	ATF_REQUIRE_MSG(n > 0, "%s: %s", path, strerror(errno));
+	buf[n] = '\0';
+	ATF_CHECK_STREQ(buf, want);
+}
+
+#define STACK(name) "udev/links/" name "/b254:0"
+
+ATF_TC_WITHOUT_HEAD(write_replace_remove);
+ATF_TC_BODY(write_replace_remove, tc)
+{
+	struct udev_db db;
+	struct fx f, g;
+	char buf[4096];
+
+	umask(0077); /* the modes are set, not inherited */
+	fx_init(&f);
+	ATF_REQUIRE(strv_add(&f.tags, "seat") == 1);
+	ATF_REQUIRE_EQ(udev_db_open(&db, "udev", NULL), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &f.e, NULL), 0);
+	ATF_CHECK_EQ(mode_of("udev/data/b254:0"), 01644u);
+	read_file("udev/data/b254:0", buf, sizeof(buf));
+	ATF_CHECK(strncmp(buf, "S:mapper/luks-x\n", 16) == 0);
+	readlink_is(STACK("mapper\\x2fluks-x"), "0:/dev/dm-0");
+	readlink_is(STACK("disk\\x2fby-id\\x2fdm-name-luks-x"), "0:/dev/dm-0");
+	ATF_CHECK(access("udev/tags/seat/b254:0", F_OK) == 0);
+	/* the next event: another link, a priority, no tag, not persistent any more */
+	fx_init(&g);
+	strv_remove(&g.links, "/dev/disk/by-id/dm-name-luks-x");
+	ATF_REQUIRE(strv_add(&g.links, "/dev/root") == 1);
+	g.e.link_priority = -10;
+	g.e.persist = false;
+	ATF_REQUIRE_EQ(udev_db_write(&db, &g.e, &f.e), 0);
+	ATF_CHECK_EQ(mode_of("udev/data/b254:0"), 0644u);
+	readlink_is(STACK("mapper\\x2fluks-x"), "-10:/dev/dm-0");
+	readlink_is(STACK("root"), "-10:/dev/dm-0");
+	ATF_CHECK(access("udev/links/disk\\x2fby-id\\x2fdm-name-luks-x", F_OK) != 0);
+	ATF_CHECK(access("udev/tags/seat", F_OK) != 0);
+	ATF_CHECK(access("udev/data/.#b254:0", F_OK) != 0);
+	/* removed: data and index gone, empty stacks too */
+	ATF_REQUIRE_EQ(udev_db_remove(&db, &g.e), 0);
+	ATF_CHECK(access("udev/data/b254:0", F_OK) != 0);
+	ATF_CHECK(access("udev/links/mapper\\x2fluks-x", F_OK) != 0);
+	ATF_CHECK(access("udev/links/root", F_OK) != 0);
+	udev_db_close(&db);
+	fx_fini(&f);
+	fx_fini(&g);
+}
+
+ATF_TC_WITHOUT_HEAD(cleanup_keeps_persistent);
+ATF_TC_BODY(cleanup_keeps_persistent, tc)
+{
+	struct udev_db db;
+	struct fx f;
+
+	fx_init(&f);
+	ATF_REQUIRE_EQ(udev_db_open(&db, "udev", NULL), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &f.e, NULL), 0);
+	/* what udevd leaves for other devices: plain entries, their indexes */
+	fs_write_file("udev/data/b253:0", "S:disk/by-uuid/x\nV:1\n");
+	fs_mkdir_p("udev/links/disk\\x2fby-uuid\\x2fx");
+	fs_symlink_at("0:/dev/vda", "udev/links/disk\\x2fby-uuid\\x2fx", "b253:0");
+	fs_symlink_at("0:/dev/vda", "udev/links/mapper\\x2fluks-x", "b253:0");
+	fs_mkdir_p("udev/tags/systemd");
+	fs_write_file("udev/tags/systemd/b253:0", "");
+	fs_mkdir_p("udev/static_node-tags/uaccess");
+	fs_write_file("udev/static_node-tags/uaccess/x", "");
+	fs_mkdir_p("udev/watch");
+	/* a symlink in data is not followed */
+	fs_write_file("outside", "keep me");
+	fs_symlink_at("../../outside", "udev/data", "n1");
+	ATF_REQUIRE_EQ(udev_db_cleanup("udev"), 0);
+	ATF_CHECK(access("udev/data/b254:0", F_OK) == 0);
+	ATF_CHECK(faccessat(AT_FDCWD, "udev/links/mapper\\x2fluks-x/b254:0", F_OK,
+			    AT_SYMLINK_NOFOLLOW) == 0);
+	ATF_CHECK(faccessat(AT_FDCWD, "udev/links/mapper\\x2fluks-x/b253:0", F_OK,
+			    AT_SYMLINK_NOFOLLOW) != 0);
+	ATF_CHECK(access("udev/data/b253:0", F_OK) != 0);
+	ATF_CHECK(access("udev/links/disk\\x2fby-uuid\\x2fx", F_OK) != 0);
+	ATF_CHECK(access("udev/tags/systemd", F_OK) != 0);
+	ATF_CHECK(access("udev/static_node-tags/uaccess", F_OK) != 0);
+	ATF_CHECK(faccessat(AT_FDCWD, "udev/data/n1", F_OK, AT_SYMLINK_NOFOLLOW) != 0);
+	ATF_CHECK(access("outside", F_OK) == 0);
+	ATF_CHECK(access("udev/watch", F_OK) == 0); /* udevd's own, left alone */
+	ATF_CHECK_EQ(udev_db_cleanup("no-such-dir"), 0);
+	udev_db_close(&db);
+	fx_fini(&f);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, data_lines_as_udev);
+	ATF_TP_ADD_TC(tp, link_escaping);
+	ATF_TP_ADD_TC(tp, write_replace_remove);
+	ATF_TP_ADD_TC(tp, cleanup_keeps_persistent);
+	return atf_no_error();
+}
