@@ -205,6 +205,7 @@ install() {
     fi
     # dlopen()ed by initdev, so no ELF dependency dracut-install could follow.
     inst_libdir_file "libkmod.so.2*" || dwarn "initdev: libkmod.so.2 not found: no module loading"
+    inst_libdir_file "libblkid.so.1*" || dwarn "initdev: libblkid.so.1 not found: no /dev/disk/by-uuid links"
 
     for _p in $(initdev_udevd_paths) $(initdev_udevadm_paths); do
         if ! initdev_link "$_p"; then

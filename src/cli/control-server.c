@@ -17,12 +17,13 @@ static void append_line(void *u, const char *line)
 	strbuf_printf(u, "%s\n", line);
 }
 
-static const char *pending_reply(struct daemon *d)
+static const char *pending_reply(struct daemon *d, bool root)
 {
+	bool settled = root ? engine_root_settled(&d->engine) : engine_settled(&d->engine);
 	struct strbuf b;
 
 	strbuf_init(&b, d->reply, sizeof(d->reply));
-	append_line(&b, engine_settled(&d->engine) ? "OK settled" : "OK not settled");
+	append_line(&b, settled ? "OK settled" : "OK not settled");
 	engine_describe_pending(&d->engine, append_line, &b);
 	return d->reply;
 }
@@ -95,10 +96,12 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 		return "OK";
 	if (strcmp(req, "status") == 0 || strcmp(req, "status json") == 0)
 		return status_reply(d, req[6] != '\0');
-	if (strcmp(req, "pending") == 0)
-		return pending_reply(d);
-	if (strncmp(req, "wait ", 5) == 0)
+	if (strcmp(req, "pending") == 0 || strcmp(req, "pending root") == 0)
+		return pending_reply(d, req[7] != '\0');
+	if (strncmp(req, "wait ", 5) == 0) {
+		engine_await_root(&d->engine);
 		return wait_request(c, req + 5);
+	}
 	if (strcmp(req, "devices") == 0)
 		return devices_reply(d);
 	if (strcmp(req, "coldplug") == 0)
@@ -111,8 +114,9 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 		d->stop = true;
 		return "OK exiting";
 	}
-	if (strcmp(req, "settle") == 0) {
-		if (engine_settled(&d->engine))
+	if (strcmp(req, "settle") == 0 || strcmp(req, "settle root") == 0) {
+		c->awaits_root = req[6] != '\0';
+		if (c->awaits_root ? engine_root_settled(&d->engine) : engine_settled(&d->engine))
 			return "OK settled";
 		c->awaits_settle = true;
 		return NULL;
@@ -179,12 +183,12 @@ static void answer(struct client *c, const char *msg)
 void server_notify(struct daemon *d)
 {
 	char devname[PATH_MAX], msg[PATH_MAX + 8];
-	bool settled = engine_settled(&d->engine);
+	bool settled = engine_settled(&d->engine), root = engine_root_settled(&d->engine);
 
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *c = &d->clients[i];
 
-		if (c->fd >= 0 && c->awaits_settle && settled) {
+		if (c->fd >= 0 && c->awaits_settle && (c->awaits_root ? root : settled)) {
 			c->awaits_settle = false;
 			answer(c, "OK settled");
 		}

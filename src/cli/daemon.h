@@ -28,6 +28,7 @@
 struct client {
 	int fd;
 	bool awaits_settle;
+	bool awaits_root;     /* "settle root": the root path is enough */
 	char awaits_name[WAIT_NAME_MAX]; /* initdev wait: "" if not waiting */
 	bool refused;   /* not root: answered with an error, then dropped */
 	uid_t uid;

@@ -6,9 +6,12 @@
  * codes, on top of the initdev daemon. Anything else fails loudly.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,7 +20,7 @@
 #include "util/number.h"
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
-#define SETTLE_SLICE_MS 100    /* how often --exit-if-exists files are looked at */
+#define SETTLE_SLICE_MS 100    /* --exit-if-exists of a file whose directory cannot be watched */
 
 static int unsupported(int argc, char **argv)
 {
@@ -60,7 +63,101 @@ static int seconds_ms(const char *v)
 	return number_parse_int(v, 0, 86400, &s) == 0 ? s * 1000 : -1;
 }
 
-/* udevadm settle [--timeout=S] [--exit-if-exists=F]...: 0 settled, 1 not. */
+/*
+ * Watch the directories of files for entries appearing (inotify): the
+ * answer to --exit-if-exists comes with the event that makes a file, not
+ * in slices. -1 if a directory cannot be watched (then poll in slices).
+ */
+/* The directory holding file, into dir; false if it does not fit. */
+static bool parent_dir(const char *file, char *dir, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+	size_t len = !slash ? 0 : slash == file ? 1 : (size_t)(slash - file);
+
+	if (len >= size)
+		return false;
+	if (!slash)
+		snprintf(dir, size, ".");
+	else
+		snprintf(dir, size, "%.*s", (int)len, file);
+	return true;
+}
+
+static int watch_files(char **files, int n)
+{
+	int fd = n ? inotify_init1(IN_CLOEXEC | IN_NONBLOCK) : -1;
+	char dir[PATH_MAX];
+
+	for (int i = 0; fd >= 0 && i < n; i++) {
+		if (!parent_dir(files[i], dir, sizeof(dir)) ||
+		    inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO | IN_ATTRIB) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
+static void drain(int fd)
+{
+	char buf[4096];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/*
+ * Ask the daemon "settle root" and wait for its answer, or for one of the
+ * files to exist, or for the timeout. An exit code.
+ */
+static int settle_wait(struct cli *cli, char **files, int nfiles, int timeout_ms)
+{
+	uint64_t end = now_monotonic_usec() + (uint64_t)timeout_ms * 1000u;
+	int fd = control_connect(cli->run), in = -1, r = EXIT_FAIL;
+	char buf[256];
+
+	if (fd < 0 || control_send(fd, "settle root") < 0)
+		goto out; /* no daemon: nothing can settle */
+	in = watch_files(files, nfiles);
+	for (;;) {
+		uint64_t now = now_monotonic_usec();
+		int left = now >= end ? 0 : (int)((end - now + 999) / 1000);
+		struct pollfd p[2] = { { fd, POLLIN, 0 }, { in, POLLIN, 0 } };
+
+		if (any_exists(files, nfiles)) {
+			r = EXIT_OK;
+			break;
+		}
+		if (nfiles && in < 0 && left > SETTLE_SLICE_MS)
+			left = SETTLE_SLICE_MS; /* unwatchable: look again in a while */
+		if (poll(p, in >= 0 ? 2 : 1, left) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents) {
+			r = control_recv(fd, buf, sizeof(buf), 0) > 0 && strncmp(buf, "OK", 2) == 0 ?
+			    EXIT_OK : EXIT_FAIL;
+			break;
+		}
+		if (in >= 0 && p[1].revents)
+			drain(in);
+		if (now_monotonic_usec() >= end) {
+			r = any_exists(files, nfiles) ? EXIT_OK : EXIT_FAIL;
+			break;
+		}
+	}
+out:
+	if (in >= 0)
+		close(in);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * udevadm settle [--timeout=S] [--exit-if-exists=F]...: 0 settled (or F
+ * exists), 1 not. "Settled" is the root path's settle (engine.h) when a
+ * root is awaited: dracut gets its root without waiting for unrelated
+ * modules; `initdev settle` still waits for everything.
+ */
 static int settle(struct cli *cli, int argc, char **argv)
 {
 	char *files[16], buf[256];
@@ -77,23 +174,12 @@ static int settle(struct cli *cli, int argc, char **argv)
 		else if (strcmp(argv[i], "-q") && strcmp(argv[i], "--quiet"))
 			return unsupported(argc, argv);
 	}
-	for (int waited = 0;; waited += SETTLE_SLICE_MS) {
-		int slice = timeout_ms - waited < SETTLE_SLICE_MS ? timeout_ms - waited : SETTLE_SLICE_MS;
-		int r;
-
-		if (any_exists(files, nfiles))
-			return EXIT_OK;
-		if (slice <= 0) /* --timeout=0: only ask, never wait */
-			return control_request(cli->run, "pending", buf, sizeof(buf), 1000, NULL) > 0 &&
-			       strncmp(buf, "OK settled", 10) == 0 ? EXIT_OK : EXIT_FAIL;
-		r = control_request(cli->run, "settle", buf, sizeof(buf), nfiles ? slice : timeout_ms - waited, NULL);
-		if (r > 0)
-			return strncmp(buf, "OK", 2) == 0 ? EXIT_OK : EXIT_FAIL;
-		if (r != -ETIMEDOUT)
-			return EXIT_FAIL; /* no daemon: nothing can settle */
-		if (!nfiles)
-			return EXIT_FAIL;
-	}
+	if (any_exists(files, nfiles))
+		return EXIT_OK;
+	if (timeout_ms == 0) /* --timeout=0: only ask, never wait */
+		return control_request(cli->run, "pending root", buf, sizeof(buf), 1000, NULL) > 0 &&
+		       strncmp(buf, "OK settled", 10) == 0 ? EXIT_OK : EXIT_FAIL;
+	return settle_wait(cli, files, nfiles, timeout_ms);
 }
 
 /* udevadm trigger --type=subsystems|devices --action=add */

@@ -273,12 +273,23 @@ static int apply_list(struct parse *p, const struct option *o, const struct word
 	return 0;
 }
 
+/* root=...: only whether a root is given matters here (dracut reads the value). */
+static int apply_present(struct parse *p, const struct option *o, const struct word *w)
+{
+	bool *field = (bool *)((char *)p->c + o->field);
+
+	*field = w->val != NULL && w->vlen > 0;
+	return 0;
+}
+
 #define FLAG(name) .apply = apply_flag, .field = offsetof(struct cmdline, name)
 #define SCALAR(name) .apply = apply_number, .field = offsetof(struct cmdline, name)
 
 static const struct option options[] = {
 	{ .key = "rd.initdev.debug", FLAG(debug) },
 	{ .key = "rd.initdev.handoff", FLAG(handoff) },
+	{ .key = "rd.initdev.root_first", FLAG(root_first) },
+	{ .key = "root", .apply = apply_present, .field = offsetof(struct cmdline, has_root) },
 	{ .key = "rd.initdev.timeout", SCALAR(timeout_sec), .min = 0,
 	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
 	{ .key = "rd.initdev.workers", SCALAR(workers), .min = 1,
@@ -311,6 +322,7 @@ void cmdline_init(struct cmdline *c)
 	c->timeout_sec = -1;
 	c->handoff_timeout_sec = -1;
 	c->handoff = true;
+	c->root_first = true;
 }
 
 static void free_list(char **list, size_t n)

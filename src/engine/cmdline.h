@@ -19,6 +19,8 @@
 struct cmdline {
 	bool debug;              /* rd.initdev.debug (or rd.initdev.debug=1) */
 	bool handoff;            /* rd.initdev.handoff=0 turns it off; default on */
+	bool root_first;         /* rd.initdev.root_first=0 turns it off; default on */
+	bool has_root;           /* root= names a root device (dracut waits for it) */
 	int timeout_sec;         /* rd.initdev.timeout=S; -1 unset */
 	int workers;             /* rd.initdev.workers=N; 0 unset */
 	int handoff_timeout_sec; /* rd.initdev.handoff_timeout=S; -1 unset */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "engine/coldplug-scan.h"
 
+#include "engine/rank.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +27,15 @@
 #define WALK_MAX_ENTRIES 32000000u
 #define SUBSYS_LINK_MAX 256
 
-/* Priorities: index into prioritized[], then these two. */
-enum { PRIO_OTHER = 6, PRIO_LAST = 7 };
+/*
+ * Priorities: PRIO_ROOT (root first: rank.h) when a root is awaited, then
+ * systemd's prioritized subsystems in order (PRIO_FIRST + index), then
+ * the rest, then md and dm devices.
+ */
+enum { PRIO_ROOT = COLDPLUG_PRIO_ROOT, PRIO_FIRST = 1, NPRIORITIZED = 6, PRIO_OTHER = PRIO_FIRST + NPRIORITIZED,
+       PRIO_LAST };
 
-static const char *const prioritized[PRIO_OTHER] = {
+static const char *const prioritized[NPRIORITIZED] = {
 	"module", "block", "tpmrm", "net", "tty", "input",
 };
 
@@ -37,6 +44,7 @@ struct walk {
 	size_t max_len;      /* longest devpath whose uevent path fits PATH_MAX */
 	size_t entries;      /* directory entries seen, against WALK_MAX_ENTRIES */
 	bool kernfs;         /* the tree is sysfs: a short getdents is the end */
+	bool root_first;     /* rank the root path first (rank.h) */
 	char path[PATH_MAX]; /* devpath of the directory being read */
 };
 
@@ -131,12 +139,34 @@ static bool is_md_or_dm(const char *name)
 	return strncmp(name, "md", 2) == 0 || strncmp(name, "dm-", 3) == 0;
 }
 
+/* The device's MODALIAS from its modalias file (bounded); "" if none. */
+static void read_modalias(int dfd, char *buf, size_t size)
+{
+	int fd = openat(dfd, "modalias", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static bool root_path(int dfd, const char *subsys)
+{
+	char alias[256] = "";
+
+	if (rank_needs_modalias(subsys))
+		read_modalias(dfd, alias, sizeof(alias));
+	return rank_of(subsys, alias[0] ? alias : NULL) == RANK_ROOT;
+}
+
 /*
- * Own priority of the device directory dfd named name, from its subsystem;
- * -1 if it has none: the kernel filters the uevents of a device with
- * neither bus nor class, so a trigger would never get its reply.
+ * Own priority of the device directory dfd named name, from its subsystem
+ * (and, root first, its MODALIAS); -1 if it has no subsystem: the kernel
+ * filters the uevents of a device with neither bus nor class, so a trigger
+ * would never get its reply.
  */
-static int own_priority(int dfd, const char *name)
+static int own_priority(const struct walk *w, int dfd, const char *name)
 {
 	char link[SUBSYS_LINK_MAX];
 	ssize_t n = readlinkat(dfd, "subsystem", link, sizeof(link));
@@ -151,9 +181,11 @@ static int own_priority(int dfd, const char *name)
 	subsys = subsys ? subsys + 1 : link;
 	if (strcmp(subsys, "block") == 0 && is_md_or_dm(name))
 		return PRIO_LAST;
-	for (int i = 0; i < PRIO_OTHER; i++)
+	if (w->root_first && root_path(dfd, subsys))
+		return PRIO_ROOT;
+	for (int i = 0; i < NPRIORITIZED; i++)
 		if (strcmp(subsys, prioritized[i]) == 0)
-			return i;
+			return PRIO_FIRST + i;
 	return PRIO_OTHER;
 }
 
@@ -180,7 +212,7 @@ static int list_reserve(struct coldplug_list *l)
 static int add_device(struct walk *w, int dfd)
 {
 	struct coldplug_list *l = w->out;
-	int prio = own_priority(dfd, strrchr(w->path, '/') + 1);
+	int prio = own_priority(w, dfd, strrchr(w->path, '/') + 1);
 	int r;
 	char *p;
 
@@ -400,7 +432,8 @@ static int scan(struct walk *w, const char *sysfs, const char *subtree)
 	return r;
 }
 
-int coldplug_scan(const char *sysfs, const char *subtree, struct coldplug_list *out)
+int coldplug_scan(const char *sysfs, const char *subtree, bool root_first,
+		  struct coldplug_list *out)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	int r;
@@ -409,6 +442,7 @@ int coldplug_scan(const char *sysfs, const char *subtree, struct coldplug_list *
 	if (!w)
 		return -ENOMEM;
 	w->out = out;
+	w->root_first = root_first;
 	r = scan(w, sysfs, subtree ? subtree : "/devices");
 	if (r < 0)
 		coldplug_list_free(out);

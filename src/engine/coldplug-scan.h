@@ -23,10 +23,15 @@ struct coldplug_list {
  * d_type, never following symlinks and skipping dot entries, and collect
  * every directory holding a regular file "uevent" and a "subsystem" link
  * (the kernel suppresses the uevents of devices without one). Sorted in trigger order
- * (systemd's): devices of the prioritized subsystems module, block, tpmrm,
- * net, tty, input (in that order), each preceded by its ancestors; then the
+ * (systemd's): with root_first, the root path (rank.h: storage and input)
+ * first; then devices of the prioritized subsystems module, block, tpmrm,
+ * net, tty, input (in that order); each preceded by its ancestors; then the
  * rest in devpath order (parents before children); md and dm block devices
  * last. Returns 0 or -errno (the walk skips unreadable directories).
  */
-int coldplug_scan(const char *sysfs, const char *subtree, struct coldplug_list *out);
+int coldplug_scan(const char *sysfs, const char *subtree, bool root_first,
+		  struct coldplug_list *out);
+
+/* Priority of the devices root_first puts first (coldplug_device.priority). */
+#define COLDPLUG_PRIO_ROOT 0
 void coldplug_list_free(struct coldplug_list *l);

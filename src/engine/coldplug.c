@@ -196,7 +196,7 @@ static int scan_subtrees(struct coldplug_run *r, const char *const *subtrees, un
 	for (unsigned int i = 0; i < (n ? n : 1); i++) {
 		const char *sub = n ? subtrees[i] : "/devices";
 		struct coldplug_list one = { 0 };
-		int e = coldplug_scan(r->sysfs, sub, &one);
+		int e = coldplug_scan(r->sysfs, sub, r->root_first, &one);
 
 		if (e == 0)
 			e = append_list(&r->list, &one);
@@ -221,7 +221,12 @@ int coldplug_run_begin(struct coldplug_run *r, const char *const *subtrees, unsi
 		return e;
 	r->next = 0;
 	r->active = true;
-	log_msg(r->log, LOG_INFO, "coldplug: %zu devices to trigger", r->list.n);
+	r->nroot = 0;
+	/* the root path sorts first; with subtrees, each list's head */
+	for (size_t i = 0; i < r->list.n; i++)
+		r->nroot += r->list.dev[i].priority == COLDPLUG_PRIO_ROOT;
+	log_msg(r->log, LOG_INFO, "coldplug: %zu devices to trigger%s", r->list.n,
+		r->root_first ? ", root path first" : "");
 	return 0;
 }
 
@@ -239,11 +244,13 @@ static void trigger_failed(struct coldplug_run *r, const char *devpath, int e)
 		devpath, errno_text(e));
 }
 
-static void trigger_one(struct coldplug_run *r, struct settle *s, const char *devpath)
+static void trigger_one(struct coldplug_run *r, struct settle *s,
+			const struct coldplug_device *d)
 {
+	const char *devpath = d->devpath;
 	char uuid[COLDPLUG_UUID_LEN + 1];
 	bool with_uuid = r->synth_ok && coldplug_new_uuid(&r->uuids, uuid) == 0 &&
-			 settle_expect(s, uuid, devpath) == 0;
+			 settle_expect(s, uuid, devpath, d->priority == COLDPLUG_PRIO_ROOT) == 0;
 	int e = coldplug_trigger(r->sysfs, devpath, "add", with_uuid ? uuid : NULL);
 
 	if (e == -EINVAL && with_uuid) {
@@ -279,7 +286,7 @@ bool coldplug_run_step(struct coldplug_run *r, struct settle *s)
 	if (!coldplug_run_ready(r, s))
 		return false;
 	for (size_t n = 0; n < limit && r->next < r->list.n; n++)
-		trigger_one(r, s, r->list.dev[r->next++].devpath);
+		trigger_one(r, s, &r->list.dev[r->next++]);
 	if (r->next < r->list.n)
 		return false;
 	r->active = false;
@@ -300,4 +307,14 @@ void coldplug_run_slow_down(struct coldplug_run *r)
 size_t coldplug_run_left(const struct coldplug_run *r)
 {
 	return r->active ? r->list.n - r->next : 0;
+}
+
+size_t coldplug_run_root_left(const struct coldplug_run *r)
+{
+	size_t root = 0;
+
+	/* subtrees' lists are appended: count what is left, not just the head */
+	for (size_t i = r->next; r->active && i < r->list.n; i++)
+		root += r->list.dev[i].priority == COLDPLUG_PRIO_ROOT;
+	return root;
 }

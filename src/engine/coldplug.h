@@ -45,6 +45,8 @@ struct coldplug_run {
 	unsigned int batch;        /* triggers per step; halved by each slow_down */
 	bool active;
 	bool unpaced;              /* test seam: write everything in one step */
+	bool root_first;           /* rank the root path first (rank.h); set before begin */
+	size_t nroot;              /* root-path devices at the head of the list */
 	struct coldplug_uuids uuids;
 	bool synth_ok;             /* the kernel takes "add UUID" (4.13+) */
 	bool synth_proven;         /* at least one UUID write succeeded */
@@ -77,5 +79,6 @@ bool coldplug_run_step(struct coldplug_run *r, struct settle *s);
 /* Events were lost: the next pass goes slower (batch halved, paced). */
 void coldplug_run_slow_down(struct coldplug_run *r);
 
-/* Triggers not yet written in the current pass. */
+/* Triggers not yet written in the current pass: all, or on the root path. */
 size_t coldplug_run_left(const struct coldplug_run *r);
+size_t coldplug_run_root_left(const struct coldplug_run *r);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/rank.h"
 #include "handlers/devtmpfs.h"
 #include "util/number.h"
 
@@ -135,11 +136,14 @@ static void preload(struct engine *e)
 
 static int begin_coldplug(struct engine *e)
 {
-	int r = coldplug_run_begin(&e->coldplug, e->cfg.subtrees, e->cfg.nsubtrees);
+	int r;
 
+	e->coldplug.root_first = e->root_first;
+	r = coldplug_run_begin(&e->coldplug, e->cfg.subtrees, e->cfg.nsubtrees);
 	if (r < 0)
 		return r;
 	e->settled = false;
+	e->root_settled = false;
 	enter_phase(e, PHASE_COLDPLUG);
 	return 0;
 }
@@ -221,6 +225,8 @@ int engine_start(struct engine *e)
 	if (r < 0)
 		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
 	e->queue_up = true;
+	if (e->cmdline->has_root)
+		engine_await_root(e);
 	preload(e);
 	if (e->cfg.coldplug)
 		return begin_coldplug(e);
@@ -240,6 +246,7 @@ void engine_close(struct engine *e)
 	coldplug_run_fini(&e->coldplug);
 	settle_fini(&e->settle);
 	map_clear(&e->devices, NULL);
+	map_clear(&e->root_paths, NULL);
 	gate_close(&e->gate);
 }
 
@@ -272,12 +279,60 @@ static void event_done(struct engine *e, const char *synth_uuid)
 	e->events_handled++;
 }
 
+void engine_await_root(struct engine *e)
+{
+	if (e->root_first || !e->cmdline->root_first)
+		return;
+	e->root_first = true;
+	e->root_settled = false;
+	e->queue.reserve_root = 1; /* a worker stays free for the root path */
+	log_msg(e->log, LOG_DEBUG, "root first: storage and input go ahead");
+}
+
+/* Below a device already on the root path: the devpath's ancestors, nearest first. */
+static bool below_root_path(const struct engine *e, const char *devpath)
+{
+	char path[UEVENT_MSG_MAX];
+	char *slash;
+
+	if (e->root_paths.n == 0 || strlen(devpath) >= sizeof(path))
+		return false;
+	memcpy(path, devpath, strlen(devpath) + 1);
+	while ((slash = strrchr(path, '/')) != NULL && slash != path) {
+		*slash = '\0';
+		if (map_contains(&e->root_paths, path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is ev on the root path? Ranked whether or not a root is awaited yet: a
+ * wait that comes later finds the queue already sorted out.
+ */
+static bool on_root_path(struct engine *e, const struct uevent *ev)
+{
+	bool root = rank_of(ev->subsystem, ev->modalias) == RANK_ROOT ||
+		    below_root_path(e, ev->devpath);
+
+	if (ev->action == UEVENT_REMOVE)
+		map_remove(&e->root_paths, ev->devpath, NULL);
+	else if (root && map_add(&e->root_paths, ev->devpath, NULL) < 0)
+		log_msg(e->log, LOG_ERR, "out of memory ranking %s", ev->devpath);
+	return root;
+}
+
 void engine_feed(struct engine *e, const struct uevent *ev)
 {
 	bool blocks = handler_set_may_block(&e->handlers, ev);
+	bool root = on_root_path(e, ev);
 
 	track_device(e, ev);
 	e->settled = false;
+	if (root) {
+		e->events_root++;
+		e->root_settled = false;
+	}
 	if (blocks && !e->workers_started)
 		(void)start_workers(e);
 	/*
@@ -291,7 +346,7 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 		event_done(e, ev->synth_uuid);
 		return;
 	}
-	if (queue_push(&e->queue, ev) < 0)
+	if (queue_push(&e->queue, ev, root) < 0)
 		log_msg(e->log, LOG_ERR, "out of memory queueing event %llu; dropped",
 			(unsigned long long)ev->seqnum);
 }
@@ -341,7 +396,7 @@ void engine_events_lost(struct engine *e)
  * the main thread leave room for more, so a drain goes on (a bounded number
  * of rounds, for fairness to the rest of the loop) while there is room.
  */
-void engine_on_socket(struct engine *e)
+static bool read_socket(struct engine *e)
 {
 	for (int round = 0; round < 16 && e->gate.fd >= 0 && e->reading; round++) {
 		size_t hand = engine_in_hand(e);
@@ -351,15 +406,23 @@ void engine_on_socket(struct engine *e)
 
 		if (r == -ENOBUFS) {
 			engine_events_lost(e);
-			return;
+			return false;
 		}
 		if (r < 0) {
 			log_errno(e->log, LOG_ERR, r, "uevent socket");
-			return;
+			return false;
 		}
-		if ((unsigned int)r < room || room == 0)
-			return; /* drained, or the hand is full */
+		if (room == 0)
+			return false; /* the hand is full: the rest waits */
+		if ((unsigned int)r < room)
+			return true;
 	}
+	return e->gate.fd < 0; /* no socket: nothing to drain */
+}
+
+void engine_on_socket(struct engine *e)
+{
+	(void)read_socket(e);
 }
 
 void engine_on_done(struct engine *e)
@@ -415,12 +478,40 @@ static void check_settled(struct engine *e)
 	log_settled(e, seqnum);
 }
 
+static bool root_busy(struct engine *e)
+{
+	return coldplug_run_root_left(&e->coldplug) > 0 || settle_pending_root(&e->settle) > 0 ||
+	       queue_pending_root(&e->queue) > 0;
+}
+
+/*
+ * As check_settled, for the root path only: its work done, then the
+ * kernel's counter read and the socket drained; nothing new on the path.
+ */
+static void check_root_settled(struct engine *e)
+{
+	uint64_t seqnum, before = e->events_root;
+
+	if (e->root_settled || !e->root_first || e->phase < PHASE_COLDPLUG || root_busy(e))
+		return;
+	if (settle_read_kernel_seqnum(e->cfg.sysfs, &seqnum) < 0)
+		seqnum = 0;
+	if (!read_socket(e) || e->events_root != before || root_busy(e))
+		return;
+	e->root_settled = true;
+	if (!e->root_settled_usec)
+		e->root_settled_usec = now_monotonic_usec() - e->start_usec;
+	log_msg(e->log, LOG_INFO, "root path settled at kernel SEQNUM %llu after %.3f s",
+		(unsigned long long)seqnum, (double)(now_monotonic_usec() - e->start_usec) / 1e6);
+}
+
 void engine_step(struct engine *e)
 {
 	if (coldplug_run_step(&e->coldplug, &e->settle))
 		enter_phase(e, PHASE_SETTLING);
 	if (!e->coldplug.active && !e->settled && e->phase == PHASE_SETTLED)
 		enter_phase(e, PHASE_SETTLING);
+	check_root_settled(e);
 	check_settled(e);
 }
 
@@ -459,6 +550,11 @@ int engine_done_fd(const struct engine *e)
 bool engine_settled(const struct engine *e)
 {
 	return e->settled;
+}
+
+bool engine_root_settled(const struct engine *e)
+{
+	return e->settled || (e->root_first && e->root_settled);
 }
 
 size_t engine_in_hand(struct engine *e)
@@ -521,6 +617,11 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
 	s->peak_rss_kib = peak_rss_kib();
+	s->root_first = e->root_first;
+	s->root_settled = engine_root_settled(e);
+	s->root_settled_usec = e->root_settled_usec;
+	s->events_root = e->events_root;
+	s->root_left = coldplug_run_root_left(&e->coldplug);
 	if (!hs->ready) /* not started: the handlers have nothing to say */
 		return;
 	s->nodes = devnode_count(&hs->devnode);

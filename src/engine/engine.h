@@ -80,6 +80,11 @@ struct engine_stats {
 	struct modload_stats modules;
 	unsigned int modules_loading;
 	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
+	bool root_first;          /* the root path is ranked first (rank.h) */
+	bool root_settled;
+	uint64_t root_settled_usec; /* when the root path settled (first time); 0 not yet */
+	uint64_t events_root;     /* events on the root path taken in */
+	size_t root_left;         /* root-path triggers not yet written */
 };
 
 struct engine {
@@ -101,6 +106,11 @@ struct engine {
 	uint64_t rescans, events_handled;
 	uint64_t first_seqnum, last_seqnum; /* taken from the socket */
 	bool reading;               /* false once a handoff began: the socket is left alone */
+	bool root_first;            /* rank the root path first (rank.h) */
+	struct map root_paths;      /* devpaths on the root path: what is below them is too */
+	uint64_t events_root;
+	bool root_settled;          /* settled as far as the root path goes */
+	uint64_t root_settled_usec;
 	size_t untriggered;
 	bool settled;
 	enum engine_phase phase;
@@ -151,6 +161,17 @@ void engine_step(struct engine *e);
 bool engine_has_work(const struct engine *e);
 
 bool engine_settled(const struct engine *e);
+
+/*
+ * Settled as far as the root path goes (rank.h): every root-path trigger
+ * written and its reply handled, no root-path event in hand, and the socket
+ * read up to the kernel's SEQNUM. The rest may still be loading. Without
+ * root first, the same as engine_settled.
+ */
+bool engine_root_settled(const struct engine *e);
+
+/* A root is awaited (initdev wait): rank the root path first from now on. */
+void engine_await_root(struct engine *e);
 /* Events taken in and not yet handled (queued or running). */
 size_t engine_in_hand(struct engine *e);
 

@@ -25,13 +25,16 @@ static bool events_related(const struct uevent *a, const struct uevent *b)
 	       (b->devpath_old && queue_devpaths_related(b->devpath_old, a->devpath));
 }
 
-/* The oldest waiting event no older event is related to; NULL if none. */
-static struct queued_event *next_runnable(struct queue *q)
+/*
+ * The oldest waiting event that no older event is related to, of the class
+ * root (any if all).
+ */
+static struct queued_event *oldest_runnable(struct queue *q, bool root, bool all)
 {
 	for (struct queued_event *e = q->head; e; e = e->next) {
 		bool blocked = false;
 
-		if (e->running)
+		if (e->running || (!all && e->root != root))
 			continue;
 		for (struct queued_event *o = q->head; o != e && !blocked; o = o->next)
 			blocked = events_related(&o->ev, &e->ev);
@@ -39,6 +42,24 @@ static struct queued_event *next_runnable(struct queue *q)
 			return e;
 	}
 	return NULL;
+}
+
+/*
+ * The root path first; another event only while reserve_root workers stay
+ * free for the root path. NULL if nothing may run now.
+ */
+static struct queued_event *next_runnable(struct queue *q)
+{
+	struct queued_event *e;
+
+	if (!q->reserve_root) /* no root awaited: the kernel's order */
+		return oldest_runnable(q, true, true);
+	e = q->queued_root ? oldest_runnable(q, true, false) : NULL;
+	if (e)
+		return e;
+	if (q->running_other + q->reserve_root >= q->maxworkers && q->maxworkers > q->reserve_root)
+		return NULL;
+	return oldest_runnable(q, false, false);
 }
 
 static void unlink_event(struct queue *q, struct queued_event *e)
@@ -64,6 +85,10 @@ static void finish(struct queue *q, struct queued_event *e)
 	unlink_event(q, e);
 	q->queued--;
 	q->running--;
+	if (e->root)
+		q->queued_root--;
+	else
+		q->running_other--;
 	/* the main loop drains the whole list: wake it only for the first */
 	wake_main = q->done_head == NULL;
 	if (q->done_tail)
@@ -96,6 +121,7 @@ static void *worker_main(void *arg)
 		}
 		e->running = true;
 		q->running++;
+		q->running_other += !e->root;
 		pthread_mutex_unlock(&q->lock);
 		q->handle(q->ctx, w, &e->ev);
 		finish(q, e);
@@ -165,7 +191,7 @@ void queue_stop(struct queue *q)
 	free_list(q->head);
 	free_list(q->done_head);
 	q->head = q->tail = q->done_head = q->done_tail = NULL;
-	q->queued = q->running = 0;
+	q->queued = q->running = q->queued_root = q->running_other = 0;
 	if (q->done_fd >= 0)
 		close(q->done_fd);
 	q->done_fd = -1;
@@ -173,7 +199,7 @@ void queue_stop(struct queue *q)
 	pthread_mutex_destroy(&q->lock);
 }
 
-int queue_push(struct queue *q, const struct uevent *ev)
+int queue_push(struct queue *q, const struct uevent *ev, bool root)
 {
 	struct queued_event *e = malloc(sizeof(*e));
 	bool grow;
@@ -182,8 +208,10 @@ int queue_push(struct queue *q, const struct uevent *ev)
 		return -ENOMEM;
 	e->next = NULL;
 	e->running = false;
+	e->root = root;
 	uevent_copy(&e->ev, ev);
 	pthread_mutex_lock(&q->lock);
+	q->queued_root += root;
 	if (q->tail)
 		q->tail->next = e;
 	else
@@ -226,12 +254,23 @@ struct queued_event *queue_take_done(struct queue *q)
 	return e;
 }
 
-size_t queue_pending(struct queue *q)
+/* A counter of q, read under its lock. */
+static size_t locked_read(struct queue *q, const size_t *counter)
 {
 	size_t n;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->queued;
+	n = *counter;
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+size_t queue_pending_root(struct queue *q)
+{
+	return locked_read(q, &q->queued_root);
+}
+
+size_t queue_pending(struct queue *q)
+{
+	return locked_read(q, &q->queued);
 }

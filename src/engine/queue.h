@@ -4,7 +4,9 @@
  * kernel's order). A worker takes the oldest event that no older queued or
  * running event is related to (same devpath, or parent/child), so one
  * device's events and a parent's and child's run in SEQNUM order while
- * unrelated devices run in parallel. Finished events go to a done list that
+ * unrelated devices run in parallel. While reserve_root is set (a root is
+ * awaited), events on the root path (rank.h) are taken before the others,
+ * and reserve_root workers are kept for them. Finished events go to a done list that
  * the main loop drains when done_fd (an eventfd) becomes readable.
  */
 #pragma once
@@ -25,6 +27,7 @@ typedef void (*queue_handler_fn)(void *ctx, struct queue_worker *w,
 struct queued_event {
 	struct queued_event *next;
 	bool running;
+	bool root;             /* on the root path (rank.h): taken first */
 	struct uevent ev;      /* a copy owning its bytes (uevent_copy) */
 };
 
@@ -42,6 +45,10 @@ struct queue {
 	struct queued_event *done_head, *done_tail;
 	size_t queued;         /* waiting + running */
 	size_t running;
+	size_t queued_root;    /* of the queued, on the root path */
+	size_t running_other;  /* of the running, not on the root path */
+	unsigned int reserve_root; /* workers other events leave free; 0: no root awaited,
+				    * plain SEQNUM order */
 	bool stopping;
 	int done_fd;
 	queue_handler_fn handle;
@@ -62,8 +69,8 @@ int queue_start(struct queue *q, unsigned int n, void *const *worker_data);
 /* Stop after the running events finish; waiting events are dropped. */
 void queue_stop(struct queue *q);
 
-/* Copy an accepted event in. Returns 0 or -ENOMEM. */
-int queue_push(struct queue *q, const struct uevent *ev);
+/* Copy an accepted event in (root: on the root path). Returns 0 or -ENOMEM. */
+int queue_push(struct queue *q, const struct uevent *ev, bool root);
 
 /*
  * True if an event related to ev (same device, ancestor, descendant) is
@@ -74,8 +81,9 @@ bool queue_has_related(struct queue *q, const struct uevent *ev);
 /* Take the finished events (oldest first); caller frees each with free(). */
 struct queued_event *queue_take_done(struct queue *q);
 
-/* Waiting + running, under the lock. */
+/* Waiting + running, under the lock: all, or on the root path. */
 size_t queue_pending(struct queue *q);
+size_t queue_pending_root(struct queue *q);
 
 /* True if a and b are the same device or one is an ancestor of the other. */
 bool queue_devpaths_related(const char *a, const char *b);

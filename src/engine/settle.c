@@ -21,47 +21,63 @@ void settle_fini(struct settle *s)
 	map_clear(&s->pending, free);
 }
 
-int settle_expect(struct settle *s, const char *uuid, const char *devpath)
+/* A pending trigger's value: 'r' (root path) or '-', then the devpath. */
+int settle_expect(struct settle *s, const char *uuid, const char *devpath, bool root)
 {
-	char *copy = strdup(devpath);
+	size_t len = strlen(devpath);
+	char *v = malloc(len + 2);
 	int r;
 
-	if (!copy)
+	if (!v)
 		return -ENOMEM;
-	r = map_add(&s->pending, uuid, copy);
+	v[0] = root ? 'r' : '-';
+	memcpy(v + 1, devpath, len + 1);
+	r = map_add(&s->pending, uuid, v);
 	if (r <= 0) {
-		free(copy);
+		free(v);
 		return r < 0 ? r : -EEXIST;
 	}
 	s->expected++;
+	s->pending_root += root;
 	return 0;
+}
+
+/* Take uuid off the list; true if it was there. */
+static bool drop(struct settle *s, const char *uuid)
+{
+	void *v;
+
+	if (!uuid || !map_remove(&s->pending, uuid, &v))
+		return false;
+	s->pending_root -= *(char *)v == 'r';
+	free(v);
+	return true;
 }
 
 bool settle_replied(struct settle *s, const char *uuid)
 {
-	void *devpath;
-
-	if (!uuid || !map_remove(&s->pending, uuid, &devpath))
+	if (!drop(s, uuid))
 		return false;
-	free(devpath);
 	s->replied++;
 	return true;
 }
 
 void settle_forget(struct settle *s, const char *uuid)
 {
-	void *devpath;
-
-	if (map_remove(&s->pending, uuid, &devpath)) {
-		free(devpath);
+	if (drop(s, uuid))
 		s->forgotten++;
-	}
 }
 
 void settle_forget_all(struct settle *s)
 {
 	s->forgotten += s->pending.n;
+	s->pending_root = 0;
 	map_clear(&s->pending, free);
+}
+
+size_t settle_pending_root(const struct settle *s)
+{
+	return s->pending_root;
 }
 
 size_t settle_pending(const struct settle *s)
@@ -80,7 +96,7 @@ static bool list_one(void *userdata, const char *key, void *value)
 	struct list_ctx *c = userdata;
 
 	if (c->seen++ < c->max)
-		c->fn(c->userdata, value);
+		c->fn(c->userdata, (const char *)value + 1);
 	return true;
 }
 

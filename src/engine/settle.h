@@ -21,13 +21,15 @@ struct settle {
 	uint64_t expected;       /* triggers written with a uuid */
 	uint64_t replied;        /* of which the reply was handled */
 	uint64_t forgotten;      /* dropped by a rescan or a failed write */
+	size_t pending_root;     /* of the pending, those on the root path (rank.h) */
 };
 
 void settle_init(struct settle *s);
 void settle_fini(struct settle *s);
 
-/* A trigger with this uuid was written for devpath. 0 or -ENOMEM. */
-int settle_expect(struct settle *s, const char *uuid, const char *devpath);
+/* A trigger with this uuid was written for devpath (root: on the root path).
+ * 0 or -ENOMEM. */
+int settle_expect(struct settle *s, const char *uuid, const char *devpath, bool root);
 /* The event carrying uuid was handled. True if it was one we waited for. */
 bool settle_replied(struct settle *s, const char *uuid);
 /* Stop waiting for uuid (the write failed). */
@@ -36,6 +38,7 @@ void settle_forget(struct settle *s, const char *uuid);
 void settle_forget_all(struct settle *s);
 
 size_t settle_pending(const struct settle *s);
+size_t settle_pending_root(const struct settle *s);
 
 /* Call fn(devpath) for at most max pending devices; returns how many exist. */
 size_t settle_list_pending(const struct settle *s, size_t max,

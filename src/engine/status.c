@@ -85,6 +85,18 @@ static void disk(struct out *o, const struct engine_stats *s)
 	close_group(o);
 }
 
+static void ranks(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "root_first");
+	num(o, "active", s->root_first);
+	num(o, "settled", s->root_settled);
+	num(o, "settled_ms", s->root_settled_usec / 1000);
+	num(o, "root_events", s->events_root);
+	num(o, "other_events", s->handled > s->events_root ? s->handled - s->events_root : 0);
+	num(o, "root_triggers_left", s->root_left);
+	close_group(o);
+}
+
 static void modules(struct out *o, const struct engine_stats *s)
 {
 	open_group(o, "modules");
@@ -121,6 +133,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	events(&o, s);
 	devices(&o, s);
 	disk(&o, s);
+	ranks(&o, s);
 	modules(&o, s);
 	phases(&o, s);
 	if (json)

@@ -10,7 +10,6 @@
  */
 #include "handlers/blkid-probe.h"
 
-#include <blkid/blkid.h>
 #include <errno.h>
 #include <linux/fs.h>
 #include <stdint.h>
@@ -19,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "handlers/blkid-dl.h"
 #include "util/number.h"
 
 /*
@@ -61,6 +61,8 @@ int probe_encode(const char *in, char *out, size_t size)
 	out[0] = '\0';
 	if (strnlen(in, PROBE_VALUE_MAX) >= PROBE_VALUE_MAX)
 		return -E2BIG;
+	if (blkid_dl_load() < 0)
+		return -ENOSYS;
 	/* cannot fail: 255 input bytes encode to at most 1020 */
 	if (blkid_encode_string(in, enc, sizeof(enc)) != 0)
 		return -E2BIG;
@@ -240,6 +242,8 @@ int probe_fd(int fd, struct probe_result *out)
 	rc = check_fd(fd);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
+	if (blkid_dl_load() < 0)
+		return -ENOSYS; /* no libblkid: no filesystem links, said once per device */
 	errno = 0;
 	pr = blkid_new_probe();
 	if (pr == NULL)

@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #include "handlers/kmod-dl.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+
+#include "util/dl.h"
 
 /* Written once under pthread_once, read-only afterwards. */
 static struct kmod_api api;
 static int load_result = -ENOENT;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-struct sym {
-	const char *name;
-	size_t offset;
-};
-
-#define SYM(field, name) { name, offsetof(struct kmod_api, field) }
-static const struct sym syms[] = {
+#define SYM(field, name) DL_SYM(struct kmod_api, field, name)
+static const struct dl_sym syms[] = {
 	SYM(new_, "kmod_new"),
 	SYM(unref, "kmod_unref"),
 	SYM(load_resources, "kmod_load_resources"),
@@ -38,18 +34,7 @@ static const struct sym syms[] = {
 
 static void load(void)
 {
-	void *h = dlopen("libkmod.so.2", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return;
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *f = dlsym(h, syms[i].name);
-
-		if (!f)
-			return; /* the library is there but not usable: stay -ENOENT */
-		*(void **)((char *)&api + syms[i].offset) = f;
-	}
-	load_result = 0;
+	load_result = dl_fill("libkmod.so.2", syms, sizeof(syms) / sizeof(syms[0]), &api);
 }
 
 int kmod_dl_load(void)

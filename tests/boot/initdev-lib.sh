@@ -58,6 +58,18 @@ harness_setup() {
 	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
 }
 
+# harness_shared_cache: unless BOOT_CACHE or the boot_cache variable names
+# a cache, use boot-cache next to the test program (the build tree's
+# tests/boot), shared by every case and run: for tests whose inputs take
+# long to make (the tool guest's disks) and are keyed by their inputs.
+# Call before harness_setup.
+harness_shared_cache() {
+	[ -n "${BOOT_CACHE:-}" ] && return 0
+	atf_config_has boot_cache && return 0
+	BOOT_CACHE=$(atf_get_srcdir)/boot-cache
+	export BOOT_CACHE
+}
+
 # initdev_setup [stock]: load the harness, locate initdev, build or reuse
 # the initdev image (INITRD) and, with "stock", the stock one (STOCK_INITRD);
 # make the root tree and root.ext4. Sets KVER, KERNEL.

@@ -266,7 +266,7 @@ boot_cached_dracut_tree() (
 # like boot_make_initramfs, but the image lives in CACHE under a key made of
 # every input (kver, modules, drivers, args, the tree's fingerprint, the
 # kernel's modules.dep). Built to a temporary name and renamed. Prints the
-# image path.
+# image path. A failed build leaves its log as IMAGE.failed.log.
 boot_cached_initramfs() (
 	cache=$1 tree=$2 kver=$3 mods=$4 drivers=$5
 	shift 5
@@ -279,6 +279,8 @@ boot_cached_initramfs() (
 	if [ ! -s "$img" ]; then
 		tmp=$(mktemp "$cache/.initramfs-$key.XXXXXX") || return 1
 		if ! boot_make_initramfs "$tmp" "$tree" "$kver" "$mods" "$drivers" "$@"; then
+			# one log per key (the last failure's), not one per attempt
+			mv "$tmp.log" "$img.failed.log" 2> /dev/null
 			rm -f "$tmp"
 			return 1
 		fi

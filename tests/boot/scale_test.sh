@@ -60,6 +60,8 @@ scale_setup() {
 	[ "$on" = 1 ] || atf_skip "256-disk boots take minutes under TCG: run with" \
 		"kyua -v test_suites.initdev.boot_scale=1 test tests/boot/scale_test" \
 		"(or INITDEV_BOOT_SCALE=1)"
+	# the images (115 MB each) are shared by the cases and kept across runs
+	harness_shared_cache
 	harness_setup
 	initdev_locate
 	# shellcheck source=tests/boot/scale-lib.sh

@@ -24,7 +24,7 @@ static void check_scan(const char *sysfs, const char *subtree,
 		       const char *const *want, size_t nwant)
 {
 	struct coldplug_list l;
-	int r = coldplug_scan(sysfs, subtree, &l);
+	int r = coldplug_scan(sysfs, subtree, false, &l);
 
 	ATF_REQUIRE_EQ_MSG(r, 0, "coldplug_scan: %s", strerror(-r));
 	for (size_t i = 0; i < l.n || i < nwant; i++)
@@ -90,7 +90,7 @@ ATF_TC_BODY(scan_priorities, tc)
 	int sda = -1, eth0 = -1, tty0 = -1, input3 = -1, null = -1, md0 = -1, pci = -1;
 
 	fs_small_machine();
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &l), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, false, &l), 0);
 	for (size_t i = 0; i < l.n; i++) {
 		const char *name = strrchr(l.dev[i].devpath, '/') + 1;
 		int p = l.dev[i].priority;
@@ -108,6 +108,70 @@ ATF_TC_BODY(scan_priorities, tc)
 	ATF_CHECK(sda >= 0);
 	ATF_CHECK_EQ(pci, sda); /* an ancestor takes the best claim below it */
 	ATF_CHECK(sda < eth0 && eth0 < tty0 && tty0 < input3 && input3 < null && null < md0);
+	coldplug_list_free(&l);
+}
+
+/* A PCI function with a modalias, below the fake PCI root. */
+static void pci_dev(const char *slot, const char *modalias)
+{
+	char devpath[256], path[512];
+
+	snprintf(devpath, sizeof(devpath), FS_PCI "/%s", slot);
+	fs_mkdev(devpath, "bus/pci");
+	snprintf(path, sizeof(path), "sys%s/modalias", devpath);
+	fs_write_file(path, modalias);
+}
+
+static size_t position(const struct coldplug_list *l, const char *suffix)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		size_t n = strlen(l->dev[i].devpath), k = strlen(suffix);
+
+		if (n >= k && strcmp(l->dev[i].devpath + n - k, suffix) == 0)
+			return i;
+	}
+	atf_tc_fail("%s not in the list", suffix);
+	return 0;
+}
+
+/*
+ * Root first: storage controllers and input (and what is above them) are
+ * triggered before network and sound, whatever systemd's order says; the
+ * rest keeps it. Without root first, devpath order decides between them.
+ */
+ATF_TC_WITHOUT_HEAD(scan_root_first);
+ATF_TC_BODY(scan_root_first, tc)
+{
+	struct coldplug_list l;
+
+	fs_mkdev(FS_PCI, NULL);
+	pci_dev("0000:00:02.0", "pci:v00008086d0000100Esv00008086sd0000001Ebc02sc00i00\n");
+	fs_mkdev(FS_PCI "/0000:00:02.0/net/eth0", "class/net");
+	pci_dev("0000:00:03.0", "pci:v00008086d00002668sv00001AF4sd00001100bc04sc03i00\n");
+	pci_dev("0000:00:04.0", "pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00\n");
+	pci_dev("0000:00:05.0", "pci:v00001B36d0000000Dsv00001AF4sd00001100bc0Csc03i30\n");
+	fs_mkdev(FS_PCI "/0000:00:05.0/usb1/1-1/1-1:1.0", "bus/usb");
+	fs_write_file("sys" FS_PCI "/0000:00:05.0/usb1/1-1/1-1:1.0/modalias",
+		      "usb:v0627p0001d0000dc00dsc00dp00ic03isc01ip01in00\n");
+	fs_mkdev("/devices/virtual/mem/null", "class/mem");
+
+	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, true, &l), 0);
+	/* storage, the USB controller and its HID interface before the NIC (net) */
+	ATF_CHECK(position(&l, "0000:00:04.0") < position(&l, "0000:00:02.0"));
+	ATF_CHECK(position(&l, "1-1:1.0") < position(&l, "0000:00:02.0"));
+	ATF_CHECK(position(&l, "0000:00:05.0") < position(&l, "1-1:1.0"));
+	ATF_CHECK(position(&l, "0000:00:04.0") < position(&l, "eth0"));
+	/* the rest in systemd's order: net before the sound card and mem */
+	ATF_CHECK(position(&l, "eth0") < position(&l, "0000:00:03.0"));
+	ATF_CHECK(position(&l, "0000:00:03.0") < position(&l, "null"));
+	ATF_CHECK_EQ(l.dev[position(&l, "0000:00:04.0")].priority, COLDPLUG_PRIO_ROOT);
+	ATF_CHECK(l.dev[position(&l, "0000:00:03.0")].priority != COLDPLUG_PRIO_ROOT);
+	coldplug_list_free(&l);
+
+	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, false, &l), 0);
+	ATF_CHECK(position(&l, "0000:00:02.0") < position(&l, "0000:00:04.0")); /* net first */
+	for (size_t i = 0; i < l.n; i++)
+		ATF_CHECK(l.dev[i].priority != COLDPLUG_PRIO_ROOT);
 	coldplug_list_free(&l);
 }
 
@@ -162,14 +226,14 @@ ATF_TC_BODY(scan_bad_subtree, tc)
 	fs_small_machine();
 	for (size_t i = 0; i < N_ELEMS(bad); i++) {
 		l.n = 99;
-		ATF_CHECK_EQ_MSG(coldplug_scan("sys", bad[i], &l), -EINVAL, "%s", bad[i]);
+		ATF_CHECK_EQ_MSG(coldplug_scan("sys", bad[i], false, &l), -EINVAL, "%s", bad[i]);
 		ATF_CHECK_EQ(l.n, 0);
 	}
-	ATF_CHECK_EQ(coldplug_scan("sys", "/devices/none", &l), -ENOENT);
-	ATF_CHECK_EQ(coldplug_scan("nosys", NULL, &l), -ENOENT);
+	ATF_CHECK_EQ(coldplug_scan("sys", "/devices/none", false, &l), -ENOENT);
+	ATF_CHECK_EQ(coldplug_scan("nosys", NULL, false, &l), -ENOENT);
 	/* a subtree through a symlink is refused, not followed */
-	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link", &l) < 0);
-	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link/dev0", &l) < 0);
+	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link", false, &l) < 0);
+	ATF_CHECK(coldplug_scan("sys", "/devices/virtual/link/dev0", false, &l) < 0);
 	ATF_CHECK_EQ(l.n, 0);
 	coldplug_list_free(&l);
 }
@@ -186,7 +250,7 @@ ATF_TC_BODY(scan_depth_limit, tc)
 		strcat(path, "/d");
 		fs_mkdev(path, "bus/test");
 	}
-	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/deep", &l), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/deep", false, &l), 0);
 	ATF_REQUIRE_EQ(l.n, 65);
 	ATF_CHECK_EQ(strlen(l.dev[64].devpath), strlen("/devices/deep") + 64 * 2);
 	for (size_t i = 1; i < l.n; i++)
@@ -244,7 +308,7 @@ ATF_TC_BODY(scan_long_paths, tc)
 	close(mkdev_at(fd, over));
 	close(fd);
 
-	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/long", &l), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("sys", "/devices/long", false, &l), 0);
 	ATF_REQUIRE_EQ(l.n, 18);
 	ATF_CHECK_EQ(strlen("sys") + strlen(l.dev[17].devpath) + strlen("/uevent"), PATH_MAX - 1);
 	ATF_CHECK_STREQ(strrchr(l.dev[17].devpath, '/') + 1, fits);
@@ -276,7 +340,7 @@ ATF_TC_BODY(scan_out_of_fds, tc)
 	low = old;
 	low.rlim_cur = 24;
 	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
-	r = coldplug_scan("sys", NULL, &l);
+	r = coldplug_scan("sys", NULL, false, &l);
 	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &old) == 0);
 	ATF_CHECK_EQ(r, -EMFILE);
 	ATF_CHECK_EQ(l.n, 0);
@@ -289,8 +353,8 @@ ATF_TC_BODY(scan_deterministic, tc)
 	struct coldplug_list a, b;
 
 	fs_small_machine();
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &a), 0);
-	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, &b), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, false, &a), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("sys", NULL, false, &b), 0);
 	ATF_REQUIRE_EQ(a.n, b.n);
 	for (size_t i = 0; i < a.n; i++) {
 		ATF_CHECK_STREQ(a.dev[i].devpath, b.dev[i].devpath);
@@ -327,7 +391,7 @@ ATF_TC_BODY(real_sysfs_complete, tc)
 
 	if (access("/sys/devices/virtual/mem/null/uevent", F_OK) != 0)
 		atf_tc_skip("no /sys/devices/virtual/mem/null");
-	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices", &l), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices", false, &l), 0);
 	qsort(l.dev, l.n, sizeof(l.dev[0]), cmp_devpath);
 	f = popen(cmd, "r");
 	ATF_REQUIRE(f != NULL);
@@ -354,7 +418,7 @@ ATF_TC_BODY(real_sysfs, tc)
 
 	if (access("/sys/devices/virtual/mem/null/uevent", F_OK) != 0)
 		atf_tc_skip("no /sys/devices/virtual/mem/null");
-	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices/virtual/mem", &l), 0);
+	ATF_REQUIRE_EQ(coldplug_scan("/sys", "/devices/virtual/mem", false, &l), 0);
 	for (size_t i = 0; i < l.n; i++) {
 		ATF_CHECK(strncmp(l.dev[i].devpath, "/devices/virtual/mem/", 21) == 0);
 		found |= strcmp(l.dev[i].devpath, "/devices/virtual/mem/null") == 0;
@@ -367,6 +431,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, scan_order);
 	ATF_TP_ADD_TC(tp, scan_priorities);
+	ATF_TP_ADD_TC(tp, scan_root_first);
 	ATF_TP_ADD_TC(tp, scan_path_order);
 	ATF_TP_ADD_TC(tp, scan_subtree);
 	ATF_TP_ADD_TC(tp, scan_bad_subtree);

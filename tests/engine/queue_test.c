@@ -45,8 +45,17 @@ static void handler(void *ctx, struct queue_worker *w, const struct uevent *ev)
 	pthread_mutex_unlock(&r->lock);
 }
 
+static void push_ranked(struct queue *q, const char *action, const char *devpath, unsigned seq,
+			const char *uuid, bool root);
+
 static void push(struct queue *q, const char *action, const char *devpath, unsigned seq,
 		 const char *uuid)
+{
+	push_ranked(q, action, devpath, seq, uuid, true);
+}
+
+static void push_ranked(struct queue *q, const char *action, const char *devpath, unsigned seq,
+			const char *uuid, bool root)
 {
 	static struct uevent ev;
 	char buf[512];
@@ -55,7 +64,7 @@ static void push(struct queue *q, const char *action, const char *devpath, unsig
 			 0, 0, seq, 0, uuid, 0);
 
 	ATF_REQUIRE_EQ(uevent_parse(&ev, buf, (size_t)n, NULL, 0), UEVENT_PARSE_OK);
-	ATF_REQUIRE_EQ(queue_push(q, &ev), 0);
+	ATF_REQUIRE_EQ(queue_push(q, &ev, root), 0);
 }
 
 static void wait_idle(struct queue *q)
@@ -88,6 +97,35 @@ ATF_TC_BODY(related_in_order_unrelated_parallel, tc)
 	/* the unrelated device did not wait for them */
 	ATF_CHECK(r.start[u4] < r.end[p1]);
 	ATF_CHECK(r.max_running >= 2);
+}
+
+/*
+ * A root awaited: root-path events jump the queue, and one worker stays
+ * free for them. Without: the kernel's order.
+ */
+ATF_TC_WITHOUT_HEAD(root_path_first);
+ATF_TC_BODY(root_path_first, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	q.reserve_root = 1;
+	ATF_REQUIRE_EQ(queue_start(&q, 2, NULL), 0);
+	/* the other class may use one of the two workers only */
+	push_ranked(&q, "add", "/devices/o1", 1, "0", false);
+	push_ranked(&q, "add", "/devices/o2", 2, "0", false);
+	push_ranked(&q, "add", "/devices/o3", 3, "0", false);
+	push_ranked(&q, "add", "/devices/r4", 4, "0", true);
+	push_ranked(&q, "add", "/devices/r5", 5, "0", true);
+	wait_idle(&q);
+	queue_stop(&q);
+	ATF_REQUIRE_EQ(r.n, 5);
+	/* o1 started at once; r4 and r5 were taken before o2 and o3 */
+	ATF_CHECK(r.start[find(&r, 4)] < r.start[find(&r, 2)]);
+	ATF_CHECK(r.start[find(&r, 5)] < r.start[find(&r, 3)]);
+	ATF_CHECK(r.start[find(&r, 4)] < r.end[find(&r, 1)]); /* the reserved worker */
+	ATF_CHECK(r.start[find(&r, 2)] >= r.end[find(&r, 1)]); /* never two others at once */
 }
 
 ATF_TC_WITHOUT_HEAD(done_list_carries_uuid);
@@ -154,6 +192,7 @@ ATF_TC_BODY(devpaths_related, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, related_in_order_unrelated_parallel);
+	ATF_TP_ADD_TC(tp, root_path_first);
 	ATF_TP_ADD_TC(tp, done_list_carries_uuid);
 	ATF_TP_ADD_TC(tp, workers_on_demand);
 	ATF_TP_ADD_TC(tp, devpaths_related);

@@ -13,9 +13,10 @@ ATF_TC_BODY(expect_reply_forget, tc)
 	struct settle s;
 
 	settle_init(&s);
-	ATF_REQUIRE_EQ(settle_expect(&s, "u1", "/devices/a"), 0);
-	ATF_REQUIRE_EQ(settle_expect(&s, "u2", "/devices/b"), 0);
-	ATF_CHECK_EQ(settle_expect(&s, "u2", "/devices/b"), -EEXIST);
+	ATF_REQUIRE_EQ(settle_expect(&s, "u1", "/devices/a", true), 0);
+	ATF_REQUIRE_EQ(settle_expect(&s, "u2", "/devices/b", false), 0);
+	ATF_CHECK_EQ(settle_expect(&s, "u2", "/devices/b", false), -EEXIST);
+	ATF_CHECK_EQ(settle_pending_root(&s), 1);
 	ATF_CHECK_EQ(settle_pending(&s), 2);
 	ATF_CHECK(!settle_replied(&s, "u9"));     /* someone else's trigger */
 	ATF_CHECK(!settle_replied(&s, NULL));
@@ -44,7 +45,7 @@ ATF_TC_BODY(list_pending_bounded, tc)
 	settle_init(&s);
 	for (int i = 0; i < 5; i++) {
 		snprintf(uuid, sizeof(uuid), "u%d", i);
-		ATF_REQUIRE_EQ(settle_expect(&s, uuid, "/devices/x"), 0);
+		ATF_REQUIRE_EQ(settle_expect(&s, uuid, "/devices/x", false), 0);
 	}
 	ATF_CHECK_EQ(settle_list_pending(&s, 2, collect, buf), 5);
 	ATF_CHECK_STREQ(buf, "/devices/x;/devices/x;");

@@ -176,6 +176,57 @@ udevadm_compat_body() {
 }
 udevadm_compat_cleanup() { cleanup_root; }
 
+# busy_daemon: a daemon that needs seconds to settle: every event takes 150 ms
+# on its one worker, and 20 events are handed to it
+busy_daemon() {
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules" \
+		--workers 1 --test-delay-ms 150
+	for _ in 1 2 3 4; do
+		for d in null zero full random urandom; do
+			echo change > "/sys/devices/virtual/mem/$d/uevent"
+		done
+	done
+}
+
+# expect_busy: the daemon has not settled yet
+expect_busy() {
+	$ID status > status.out || atf_fail "no status"
+	grep -qx 'settled: no' status.out || atf_fail "already settled: the answer may have come from settle"
+}
+
+atf_test_case answer_at_appearance cleanup
+answer_at_appearance_head() {
+	atf_set descr "initdev wait and udevadm settle --exit-if-exists return when the device or file appears, long before settle"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup"
+}
+answer_at_appearance_body() {
+	setup_root
+	mkimg a.img 'appear' 0e0e0e0e-0000-4000-8000-000000000001
+	ln -s "$(bin)" udevadm
+	export INITDEV_RUN_DIR="$PWD/run"
+	busy_daemon
+	# a root is awaited: the disk's events go ahead of the 20 queued ones
+	$ID wait --timeout 30 LABEL=appear > wait.out 2> wait.err &
+	waiter=$!
+	sleep 0.3
+	l=$(attach a.img)
+	wait $waiter || atf_fail "wait failed: $(cat wait.err)"
+	expect_busy
+	[ "$(cat wait.out)" = "$PWD/dev/$(basename "$l")" ] || atf_fail "wait said $(cat wait.out)"
+	# a file appearing ends udevadm settle at once (inotify, no slices)
+	mkdir hooks
+	( sleep 0.3; : > hooks/work ) &
+	atf_check -s exit:0 ./udevadm settle --timeout=30 --exit-if-exists="$PWD/hooks/work"
+	expect_busy
+	# without the file, dracut's settle waits for the root path (a root is
+	# awaited), not for the rest
+	atf_check -s exit:0 ./udevadm settle --timeout=60
+	atf_check -s exit:0 -o match:'^root_first:$' -o match:'^  settled: 1$' $ID status
+	atf_check -s exit:0 $ID exit
+}
+answer_at_appearance_cleanup() { cleanup_root; }
+
 atf_test_case cloned_uuid_first_keeps cleanup
 cloned_uuid_first_keeps_head() {
 	atf_set descr "two disks with one UUID and label: the first to claim keeps the names, a tie is logged and shown"
@@ -192,6 +243,8 @@ cloned_uuid_first_keeps_body() {
 	# the higher devpath is announced first (its subtree alone is coldplugged)
 	$ID daemon --foreground --no-devtmpfs --rules "$PWD/rules" \
 		--subtree "/devices/virtual/block/$(basename "$high")" 2> daemon.log &
+	i=0
+	while [ ! -S run/control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	atf_check -s exit:0 $ID settle --timeout 30
 	expect_link by-uuid $uuid "$high"
 	# the lower devpath comes second; it used to take the names over
@@ -213,6 +266,7 @@ cloned_uuid_first_keeps_body() {
 cloned_uuid_first_keeps_cleanup() { cleanup_root; }
 
 atf_init_test_cases() {
+	atf_add_test_case answer_at_appearance
 	atf_add_test_case cloned_uuid_first_keeps
 	atf_add_test_case links_and_hostile_labels
 	atf_add_test_case detach_and_reattach

@@ -29,9 +29,9 @@
 #include <unistd.h>
 
 #include "handlers/modload.h"
+#include "fake-sysfs.h"
+#include "kmod-fixture.h"
 
-#define SCENARIO_ENV "MODLOAD_TEST_SCENARIO"
-#define KVER_ENV "MODLOAD_TEST_KVER"
 
 /* concrete MODALIAS values as the kernel would send them */
 #define A_VIRTIO_BLK "virtio:d00000002v00001AF4"
@@ -231,12 +231,12 @@ static void put_stats(struct child *c)
 static int child_run(const struct scenario *sc)
 {
 	char cwd[PATH_MAX], dir[PATH_MAX + 300], conf[PATH_MAX + 32];
-	const char *kver = getenv(KVER_ENV);
+	const char *kver = getenv(KFX_KVER_ENV);
 	const char *config[] = { conf, NULL };
 	struct child c;
 
 	/* without the trap, libkmod would ask the real kernel: refuse */
-	if (!dlsym(RTLD_DEFAULT, "kmod_trap_active") || !kver ||
+	if (!kfx_child_trapped() || !kver ||
 	    !getcwd(cwd, sizeof(cwd)))
 		return 90;
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", cwd, kver);
@@ -258,7 +258,7 @@ static int child_run(const struct scenario *sc)
 /* Re-executed as a child: run the scenario before ATF's main gets control. */
 __attribute__((constructor)) static void child_main(void)
 {
-	const char *name = getenv(SCENARIO_ENV);
+	const char *name = kfx_child_scenario();
 
 	if (!name)
 		return;
@@ -271,171 +271,6 @@ __attribute__((constructor)) static void child_main(void)
 /* ------------------------------------------------------------------ */
 /* parent side: fixture tree, spawning, reading what the child left */
 
-struct fixture {
-	char kver[256];
-	char paths[N_MODULES][256]; /* relative to /lib/modules/KVER */
-};
-
-/* "kernel/drivers/block/virtio_blk.ko.xz" names module virtio_blk */
-static bool path_names(const char *path, const char *name)
-{
-	const char *base = strrchr(path, '/');
-	size_t len = strlen(name);
-
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < len; i++)
-		if ((base[i] == '-' ? '_' : base[i]) != name[i])
-			return false;
-	return strncmp(base + len, ".ko", 3) == 0;
-}
-
-/* Fill fx->paths from KVER's modules.dep; true if every module is there. */
-static bool find_modules(struct fixture *fx)
-{
-	char path[PATH_MAX], line[8192];
-	size_t found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", fx->kver);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (!colon || colon - line >= (ptrdiff_t)sizeof(fx->paths[0]))
-			continue;
-		*colon = '\0';
-		for (size_t i = 0; i < N_MODULES; i++)
-			if (!fx->paths[i][0] && path_names(line, fixture_modules[i])) {
-				memcpy(fx->paths[i], line, (size_t)(colon - line) + 1);
-				found++;
-			}
-	}
-	fclose(f);
-	return found == N_MODULES;
-}
-
-static bool find_kver(struct fixture *fx)
-{
-	DIR *d = opendir("/lib/modules");
-	struct dirent *e;
-	bool ok = false;
-
-	while (d && !ok && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(fx->kver))
-			continue;
-		memset(fx, 0, sizeof(*fx));
-		strcpy(fx->kver, e->d_name);
-		ok = find_modules(fx);
-	}
-	if (d)
-		closedir(d);
-	return ok;
-}
-
-static void mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		ATF_REQUIRE_MSG(mkdir(buf, 0755) == 0 || errno == EEXIST,
-				"mkdir %s: %s", buf, strerror(errno));
-		*p = '/';
-	}
-	ATF_REQUIRE_MSG(mkdir(buf, 0755) == 0 || errno == EEXIST,
-			"mkdir %s: %s", buf, strerror(errno));
-}
-
-static void copy_file(const char *src, const char *dst)
-{
-	char buf[65536], dir[PATH_MAX];
-	int in = open(src, O_RDONLY | O_CLOEXEC), out;
-	ssize_t n;
-
-	ATF_REQUIRE_MSG(in >= 0, "open %s: %s", src, strerror(errno));
-	snprintf(dir, sizeof(dir), "%s", dst);
-	mkdir_p(dirname(dir));
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ATF_REQUIRE_MSG(out >= 0, "create %s: %s", dst, strerror(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ATF_REQUIRE(write(out, buf, (size_t)n) == n);
-	ATF_REQUIRE(n == 0);
-	close(in);
-	close(out);
-}
-
-/* Absolute path of an installed program, or false. */
-static bool find_program(const char *name, char *out, size_t size)
-{
-	const char *path = getenv("PATH");
-	char dirs[4096];
-
-	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "");
-	for (char *save, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(out, size, "%s/%s", d, name);
-		if (d[0] == '/' && access(out, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
-static int run_program(char *const argv[])
-{
-	int status;
-	pid_t pid = fork();
-
-	ATF_REQUIRE(pid >= 0);
-	if (pid == 0) {
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* compress: a module name to xz (libkmod then uses init_module, not finit) */
-static void fixture_setup(struct fixture *fx, const char *compress)
-{
-	static const char *const indexes[] = {
-		"modules.builtin", "modules.builtin.modinfo", "modules.order",
-	};
-	char cwd[PATH_MAX], src[1024], dst[PATH_MAX + 1024], depmod[PATH_MAX];
-
-	if (!find_kver(fx))
-		atf_tc_skip("no /lib/modules/KVER with virtio_blk, virtio_net, e1000, pcspkr "
-			    "and floppy (install linux-image-amd64)");
-	if (!find_program("depmod", depmod, sizeof(depmod)))
-		atf_tc_skip("depmod not installed (package kmod)");
-	ATF_REQUIRE(getcwd(cwd, sizeof(cwd)));
-	for (size_t i = 0; i < N_MODULES; i++) {
-		snprintf(src, sizeof(src), "/lib/modules/%s/%s", fx->kver, fx->paths[i]);
-		snprintf(dst, sizeof(dst), "%s/lib/modules/%s/%s", cwd, fx->kver, fx->paths[i]);
-		copy_file(src, dst);
-		if (compress && strcmp(compress, fixture_modules[i]) == 0 &&
-		    !strstr(dst, ".ko.")) {
-			char xz[PATH_MAX];
-
-			if (!find_program("xz", xz, sizeof(xz)))
-				atf_tc_skip("xz not installed");
-			ATF_REQUIRE_EQ(run_program((char *const[]){ xz, dst, NULL }), 0);
-		}
-	}
-	for (size_t i = 0; i < sizeof(indexes) / sizeof(indexes[0]); i++) {
-		snprintf(src, sizeof(src), "/lib/modules/%s/%s", fx->kver, indexes[i]);
-		snprintf(dst, sizeof(dst), "%s/lib/modules/%s/%s", cwd, fx->kver, indexes[i]);
-		if (access(src, R_OK) == 0)
-			copy_file(src, dst);
-	}
-	ATF_REQUIRE_EQ_MSG(run_program((char *const[]){ depmod, "-b", cwd, fx->kver, NULL }), 0,
-			   "depmod -b %s %s failed", cwd, fx->kver);
-	mkdir_p("etc/modprobe.d");
-	mkdir_p("sys/module");
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -444,92 +279,6 @@ static void write_file(const char *path, const char *text)
 	ATF_REQUIRE_MSG(f, "create %s: %s", path, strerror(errno));
 	fputs(text, f);
 	ATF_REQUIRE(fclose(f) == 0);
-}
-
-/* $KMOD_TRAP_LIB, else kmod-trap.so next to this program (or in .libs/). */
-static void find_trap(char *out, size_t size)
-{
-	const char *env = getenv("KMOD_TRAP_LIB");
-	char self[PATH_MAX];
-	const char *dir;
-	ssize_t n;
-
-	if (env && env[0]) {
-		ATF_REQUIRE_MSG(realpath(env, out), "KMOD_TRAP_LIB=%s: %s", env, strerror(errno));
-		return;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	ATF_REQUIRE(n > 0);
-	self[n] = '\0';
-	dir = dirname(self);
-	snprintf(out, size, "%s/kmod-trap.so", dir);
-	if (access(out, R_OK) == 0)
-		return;
-	/* where libtool puts an uninstalled shared library */
-	snprintf(out, size, "%s/.libs/kmod-trap.so", dir);
-	ATF_REQUIRE_MSG(access(out, R_OK) == 0,
-			"kmod-trap.so not found next to the test program; set KMOD_TRAP_LIB");
-}
-
-static void append_env(const char *var, const char *value, const char *sep)
-{
-	const char *old = getenv(var);
-	char buf[8192];
-
-	if (old && old[0])
-		snprintf(buf, sizeof(buf), "%s%s%s", old, sep, value);
-	else
-		snprintf(buf, sizeof(buf), "%s", value);
-	setenv(var, buf, 1);
-}
-
-/* In the forked child: environment for the trap, stderr to child.log, exec. */
-static void exec_child(const struct fixture *fx, const char *scenario, const char *trap,
-		       const char *const *env)
-{
-	char cwd[PATH_MAX], path[PATH_MAX + 32];
-	int fd = open("child.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0 || !getcwd(cwd, sizeof(cwd)))
-		_exit(120);
-	/* after any preloaded sanitizer runtime, which must come first */
-	append_env("LD_PRELOAD", trap, " ");
-	/* ASan checks that its runtime is first in the link order; an
-	 * LD_PRELOAD library ahead of it is harmless here */
-	append_env("ASAN_OPTIONS", "verify_asan_link_order=0", ":");
-	snprintf(path, sizeof(path), "%s/trap.log", cwd);
-	setenv("KMOD_TRAP_LOG", path, 1);
-	snprintf(path, sizeof(path), "%s/sys", cwd);
-	setenv("KMOD_TRAP_SYSFS", path, 1);
-	setenv(KVER_ENV, fx->kver, 1);
-	setenv(SCENARIO_ENV, scenario, 1);
-	for (; env && env[0]; env += 2)
-		setenv(env[0], env[1], 1);
-	execl("/proc/self/exe", "modload_test", (char *)NULL);
-	_exit(121);
-}
-
-/* Run scenario in a child with the trap; env: NULL-terminated name, value pairs. */
-static void run_scenario(const struct fixture *fx, const char *scenario,
-			 const char *const *env)
-{
-	char trap[PATH_MAX];
-	int status;
-	pid_t pid;
-
-	find_trap(trap, sizeof(trap));
-	pid = fork();
-	ATF_REQUIRE(pid >= 0);
-	if (pid == 0)
-		exec_child(fx, scenario, trap, env);
-	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		atf_utils_cat_file("child.log", "child: ");
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 90)
-			atf_tc_fail("scenario %s: %s was not preloaded in the child", scenario, trap);
-		atf_tc_fail("scenario %s: child wait status %#x (a sanitizer report or "
-			    "crash is in the child: lines above)", scenario, status);
-	}
 }
 
 /* key=value from ./result; fails the test if missing */
@@ -563,41 +312,6 @@ static void check_rcs_zero(int n)
 	}
 }
 
-struct insert {
-	char name[64];
-	int err;
-};
-
-/* The inserts the trap saw, in order; returns how many. */
-static size_t trap_log(struct insert *out, size_t max)
-{
-	FILE *f = fopen("trap.log", "re");
-	char line[256];
-	size_t n = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		ATF_REQUIRE_MSG(n < max, "too many inserts");
-		ATF_REQUIRE_MSG(sscanf(line, "%63s %d", out[n].name, &out[n].err) == 2,
-				"bad trap.log line: %s", line);
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
-/* Index of the successful insert of name; -1 if none, -2 if several. */
-static int loaded_at(const struct insert *ins, size_t n, const char *name)
-{
-	int at = -1;
-
-	for (size_t i = 0; i < n; i++)
-		if (ins[i].err == 0 && strcmp(ins[i].name, name) == 0)
-			at = at == -1 ? (int)i : -2;
-	return at;
-}
-
 static void check_stats(long long loaded, long long failed, long long blacklisted,
 			long long already, long long aliases, long long unresolved)
 {
@@ -615,14 +329,14 @@ static void check_stats(long long loaded, long long failed, long long blackliste
 ATF_TC_WITHOUT_HEAD(alias_loads_dependencies_first);
 ATF_TC_BODY(alias_loads_dependencies_first, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "deps", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "deps", NULL);
 	ATF_CHECK_EQ(result("rc"), 0);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_REQUIRE_EQ(n, 3);
 	/* modules.dep: virtio_blk needs virtio, which needs virtio_ring */
 	ATF_CHECK_STREQ(ins[0].name, "virtio_ring");
@@ -639,18 +353,18 @@ ATF_TC_BODY(alias_loads_dependencies_first, tc)
 ATF_TC_WITHOUT_HEAD(dedup_aliases_and_modules);
 ATF_TC_BODY(dedup_aliases_and_modules, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "dedup", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "dedup", NULL);
 	check_rcs_zero(4);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_CHECK_EQ(n, 4);
 	for (const char *const *m = (const char *const[]){ "virtio_ring", "virtio", "virtio_blk",
 							    "e1000", NULL }; *m; m++)
-		ATF_CHECK_MSG(loaded_at(ins, n, *m) >= 0, "%s not loaded exactly once", *m);
+		ATF_CHECK_MSG(kfx_loaded_at(ins, n, *m) >= 0, "%s not loaded exactly once", *m);
 	/* the repeated alias is not even counted; the second e1000 alias is */
 	check_stats(2, 0, 0, 0, 3, 0);
 }
@@ -658,18 +372,18 @@ ATF_TC_BODY(dedup_aliases_and_modules, tc)
 ATF_TC_WITHOUT_HEAD(blacklist_command_line);
 ATF_TC_BODY(blacklist_command_line, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "blacklist", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "blacklist", NULL);
 	check_rcs_zero(4);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	/* "virtio-blk" on the command line names virtio_blk: its deps stay out too */
 	ATF_CHECK_EQ(n, 2);
-	ATF_CHECK(loaded_at(ins, n, "e1000") >= 0);
-	ATF_CHECK(loaded_at(ins, n, "floppy") >= 0);
+	ATF_CHECK(kfx_loaded_at(ins, n, "e1000") >= 0);
+	ATF_CHECK(kfx_loaded_at(ins, n, "floppy") >= 0);
 	check_stats(2, 0, 2, 0, 4, 0);
 	ATF_CHECK(atf_utils_grep_file("module pcspkr for platform:pcspkr is blacklisted "
 				      "on the command line", "child.log"));
@@ -679,21 +393,21 @@ ATF_TC_BODY(blacklist_command_line, tc)
 ATF_TC_WITHOUT_HEAD(blacklist_modprobe_d);
 ATF_TC_BODY(blacklist_modprobe_d, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
 	/* plus an install command for a module that has no file at all */
 	write_file("etc/modprobe.d/x.conf", "# initdev test\nblacklist floppy\n"
 		   "install initdev_fake echo ran >install-ran\n");
-	run_scenario(&fx, "modprobe_d", NULL);
+	kfx_run(&fx, "modprobe_d", NULL);
 	ATF_CHECK_EQ(result("rc1"), 0);
 	ATF_CHECK_EQ(result("rc2"), 0);
 	ATF_CHECK_EQ(result("rc3"), 0);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_CHECK_EQ(n, 1);
-	ATF_CHECK_EQ(loaded_at(ins, n, "pcspkr"), 0);
+	ATF_CHECK_EQ(kfx_loaded_at(ins, n, "pcspkr"), 0);
 	ATF_CHECK(atf_utils_file_exists("install-ran"));
 	check_stats(2, 0, 1, 0, 2, 0);
 	ATF_CHECK(atf_utils_grep_file("module floppy for pnp:dPNP0700 is blacklisted in modprobe.d",
@@ -703,23 +417,23 @@ ATF_TC_BODY(blacklist_modprobe_d, tc)
 ATF_TC_WITHOUT_HEAD(failure_counted_and_next_alias_loads);
 ATF_TC_BODY(failure_counted_and_next_alias_loads, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "failure",
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "failure",
 		     (const char *const[]){ "KMOD_TRAP_FAIL", "e1000:EIO,pcspkr:ENODEV", NULL });
 	ATF_CHECK_EQ(result("rc1"), -EIO);
 	ATF_CHECK_EQ(result("rc2"), 0); /* ENODEV: the driver found no device */
 	ATF_CHECK_EQ(result("rc3"), 0);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_REQUIRE_EQ(n, 5);
 	ATF_CHECK_STREQ(ins[0].name, "e1000");
 	ATF_CHECK_EQ(ins[0].err, EIO);
 	ATF_CHECK_STREQ(ins[1].name, "pcspkr");
 	ATF_CHECK_EQ(ins[1].err, ENODEV);
-	ATF_CHECK(loaded_at(ins, n, "virtio_blk") == 4);
+	ATF_CHECK(kfx_loaded_at(ins, n, "virtio_blk") == 4);
 	check_stats(1, 1, 0, 0, 3, 0);
 	ATF_CHECK(atf_utils_grep_file("cannot load module e1000 for " A_E1000_1 ": Input/output error",
 				      "child.log"));
@@ -728,33 +442,33 @@ ATF_TC_BODY(failure_counted_and_next_alias_loads, tc)
 ATF_TC_WITHOUT_HEAD(unknown_alias_is_unresolved);
 ATF_TC_BODY(unknown_alias_is_unresolved, tc)
 {
-	struct fixture fx;
-	struct insert ins[4];
+	struct kfx fx;
+	struct kfx_insert ins[4];
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "unknown", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "unknown", NULL);
 	ATF_CHECK_EQ(result("rc"), 0);
-	ATF_CHECK_EQ(trap_log(ins, 4), 0);
+	ATF_CHECK_EQ(kfx_trap_log(ins, 4), 0);
 	check_stats(0, 0, 0, 0, 1, 1);
 }
 
 ATF_TC_WITHOUT_HEAD(parallel_workers);
 ATF_TC_BODY(parallel_workers, tc)
 {
-	struct fixture fx;
-	struct insert ins[64];
+	struct kfx fx;
+	struct kfx_insert ins[64];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
 	/* the trap holds virtio_blk's and virtio_net's inserts until both are
 	 * inside it: a lock held across the insert would time that out */
-	run_scenario(&fx, "parallel",
+	kfx_run(&fx, "parallel",
 		     (const char *const[]){ "KMOD_TRAP_RENDEZVOUS", "virtio_blk,virtio_net", NULL });
 	ATF_CHECK_EQ(result("rc1"), 0);
 	ATF_CHECK_EQ(result("rc2"), 0);
-	n = trap_log(ins, 64);
+	n = kfx_trap_log(ins, 64);
 	for (size_t i = 0; i < N_MODULES; i++)
-		ATF_CHECK_MSG(loaded_at(ins, n, fixture_modules[i]) >= 0,
+		ATF_CHECK_MSG(kfx_loaded_at(ins, n, fixture_modules[i]) >= 0,
 			      "%s not loaded exactly once", fixture_modules[i]);
 	/* a shared dependency may race; the loser gets EEXIST like from a kernel */
 	for (size_t i = 0; i < n; i++)
@@ -770,18 +484,18 @@ ATF_TC_BODY(hostile_alias_refused, tc)
 		"rc_long", "rc_newline", "rc_ctrl", "rc_del", "rc_empty",
 		"rc_name_path", "rc_name_space", "rc_name_long",
 	};
-	struct fixture fx;
-	struct insert ins[4];
+	struct kfx fx;
+	struct kfx_insert ins[4];
 	char buf[65536];
 	ssize_t len;
 	int fd;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "hostile", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "hostile", NULL);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		ATF_CHECK_EQ_MSG(result(refused[i]), -EINVAL, "%s", refused[i]);
 	ATF_CHECK_EQ(result("rc_max"), 0); /* 2048 bytes is allowed, and unknown */
-	ATF_CHECK_EQ(trap_log(ins, 4), 0);
+	ATF_CHECK_EQ(kfx_trap_log(ins, 4), 0);
 	check_stats(0, 0, 0, 0, 1, 1);
 	ATF_CHECK(atf_utils_grep_file("refusing invalid modalias '\\\\x0a" A_VIRTIO_BLK "'",
 				      "child.log"));
@@ -798,22 +512,22 @@ ATF_TC_BODY(hostile_alias_refused, tc)
 ATF_TC_WITHOUT_HEAD(builtin_and_live_modules_skipped);
 ATF_TC_BODY(builtin_and_live_modules_skipped, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
 	/* the trap reads /sys/module from ./sys/module: virtio_ring is live,
 	 * pcspkr is still coming (directory, no initstate yet) */
-	mkdir_p("sys/module/virtio_ring");
+	fs_mkdir_p("sys/module/virtio_ring");
 	write_file("sys/module/virtio_ring/initstate", "live\n");
-	mkdir_p("sys/module/pcspkr");
-	run_scenario(&fx, "already", NULL);
+	fs_mkdir_p("sys/module/pcspkr");
+	kfx_run(&fx, "already", NULL);
 	check_rcs_zero(5);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_CHECK_EQ(n, 2);
-	ATF_CHECK_EQ(loaded_at(ins, n, "virtio"), 0);
-	ATF_CHECK_EQ(loaded_at(ins, n, "virtio_blk"), 1);
+	ATF_CHECK_EQ(kfx_loaded_at(ins, n, "virtio"), 0);
+	ATF_CHECK_EQ(kfx_loaded_at(ins, n, "virtio_blk"), 1);
 	/* virtio_ring (live), debugfs (built in, by alias), zswap (built in), pcspkr */
 	check_stats(1, 0, 0, 4, 3, 0);
 }
@@ -821,23 +535,23 @@ ATF_TC_BODY(builtin_and_live_modules_skipped, tc)
 ATF_TC_WITHOUT_HEAD(load_by_name);
 ATF_TC_BODY(load_by_name, tc)
 {
-	struct fixture fx;
-	struct insert ins[32];
+	struct kfx fx;
+	struct kfx_insert ins[32];
 	size_t n;
 
-	fixture_setup(&fx, NULL);
-	run_scenario(&fx, "name", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, NULL);
+	kfx_run(&fx, "name", NULL);
 	ATF_CHECK_EQ(result("rc1"), 0);
 	ATF_CHECK_EQ(result("rc2"), 0);
 	ATF_CHECK_EQ(result("rc3"), 0);
 	ATF_CHECK_EQ(result("rc4"), -ENOENT);
 	ATF_CHECK_EQ(result("rc5"), 0);
 	ATF_CHECK_EQ(result("rc6"), 0);
-	n = trap_log(ins, 32);
+	n = kfx_trap_log(ins, 32);
 	ATF_CHECK_EQ(n, 5);
 	for (const char *const *m = (const char *const[]){ "pcspkr", "virtio_ring", "virtio",
 							    "virtio_blk", "e1000", NULL }; *m; m++)
-		ATF_CHECK_MSG(loaded_at(ins, n, *m) >= 0, "%s not loaded exactly once", *m);
+		ATF_CHECK_MSG(kfx_loaded_at(ins, n, *m) >= 0, "%s not loaded exactly once", *m);
 	check_stats(3, 0, 0, 0, 1, 1);
 	ATF_CHECK(atf_utils_grep_file("module no_such_module for explicit request not found",
 				      "child.log"));
@@ -846,16 +560,16 @@ ATF_TC_BODY(load_by_name, tc)
 ATF_TC_WITHOUT_HEAD(compressed_module_via_init_module);
 ATF_TC_BODY(compressed_module_via_init_module, tc)
 {
-	struct fixture fx;
-	struct insert ins[4];
+	struct kfx fx;
+	struct kfx_insert ins[4];
 	size_t n;
 
-	fixture_setup(&fx, "e1000");
-	run_scenario(&fx, "compressed", NULL);
+	kfx_setup(&fx, fixture_modules, N_MODULES, "e1000");
+	kfx_run(&fx, "compressed", NULL);
 	ATF_CHECK_EQ(result("rc"), 0);
-	n = trap_log(ins, 4);
+	n = kfx_trap_log(ins, 4);
 	ATF_CHECK_EQ(n, 1);
-	ATF_CHECK_EQ(loaded_at(ins, n, "e1000"), 0);
+	ATF_CHECK_EQ(kfx_loaded_at(ins, n, "e1000"), 0);
 	check_stats(1, 0, 0, 0, 1, 0);
 }
 

@@ -486,6 +486,8 @@ handoff_under_burst_body() {
 	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
 		--rules "$PWD/rules" --workers 2 --test-delay-ms 20 2> daemon.log &
 	echo $! > holder.pid
+	i=0
+	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	atf_check -s exit:0 $ID settle --timeout 10
 	burst 400
 	# at most 64 events in hand, the rest wait in the kernel socket
