@@ -59,7 +59,8 @@ scale_mem_mb() {
 # - a cleanup hook that wraps init.sh's `udevadm control --exit` (hooks are
 #   sourced, so the function replaces the command for the rest of init.sh)
 #   and marks its start and end in the kernel log ("scale-mark exit-start",
-#   "scale-mark exit-end RC"): the handoff's cost in guest time;
+#   "scale-mark exit-end RC"): the handoff's cost in guest time; right
+#   before, `initdev status` goes to the kernel log ("scale-status LINE");
 # - with `scale.settle=S` on the command line, a pre-trigger hook that makes
 #   init.sh's bare `udevadm settle` (after coldplug) give up after S seconds
 #   instead of udevadm's 120: the boot then goes on, as on a machine whose
@@ -90,6 +91,12 @@ HOOK
 # scale test instrumentation: how long `udevadm control --exit` takes
 udevadm() {
 	if [ "$1" = control ] && [ "$2" = --exit ]; then
+		# the device manager's state as the handoff begins (initdev only)
+		if command -v initdev > /dev/null; then
+			initdev status 2>&1 | while read -r l; do
+				echo "scale-status $l" > /dev/kmsg
+			done
+		fi
 		echo "scale-mark exit-start" > /dev/kmsg
 		command udevadm "$@"
 		set -- $?
@@ -143,7 +150,9 @@ done
 say "SEQNUM $(cat /sys/kernel/uevent_seqnum)"
 [ -f /run/initdev/status.json ] && say "STATUS $(cat /run/initdev/status.json)"
 [ -f /run/initdev-test.status ] && sed 's/^/SCALE-PREPIVOT /' /run/initdev-test.status >> $R
-dmesg | grep -e 'bench-mark' -e 'scale-mark' -e 'initdev\[[0-9]*\]:' -e 'dracut' |
+say "RUN $(ls -A /run | tr '\n' ' ')"
+grep ' /run ' /proc/mounts | sed 's/^/SCALE-MOUNT /' >> $R
+dmesg | grep -e 'bench-mark' -e 'scale-mark' -e 'scale-status' -e 'initdev\[[0-9]*\]:' -e 'dracut' |
 	sed 's/^/SCALE-KMSG /' >> $R
 while read -r k v _; do
 	case $k in MemTotal: | MemAvailable:) say "MEM $k $v" ;; esac
