@@ -104,6 +104,10 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 	}
 	if (strcmp(req, "devices") == 0)
 		return devices_reply(d);
+	if (strncmp(req, "property ", 9) == 0)
+		return engine_set_property(&d->engine, req + 9) == 0 ? "OK" : "ERR bad property";
+	if (strcmp(req, "reload") == 0)
+		return engine_reload(&d->engine) == 0 ? "OK" : "ERR reload failed";
 	if (strcmp(req, "coldplug") == 0)
 		return engine_coldplug(&d->engine) == 0 ? "OK" : "ERR coldplug failed";
 	if (strncmp(req, "info ", 5) == 0)

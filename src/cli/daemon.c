@@ -24,7 +24,7 @@
 static void usage(FILE *f, bool coldplug)
 {
 	fprintf(f, "usage: initdev %s [--timeout S]%s [--no-coldplug] [--no-devtmpfs]\n"
-		   "         [--subtree /devices/...]... [--workers N] [--rules FILE] [--modules DIR]\n"
+		   "         [--subtree /devices/...]... [--workers N] [--modules DIR]\n"
 		   "         [--force]\n",
 		coldplug ? "coldplug" : "daemon", coldplug ? "" : " [--foreground]");
 }
@@ -43,7 +43,6 @@ static int parse_option(struct daemon *d, int c, const char *arg)
 			break;
 		d->cfg.subtrees[d->cfg.nsubtrees++] = arg;
 		return 0;
-	case 'R': d->cfg.rules_path = arg; return 0;
 	case 'M': d->cfg.modules_dir = arg; return 0;
 	case 'U': d->cfg.test_unpaced = true; return 0;
 	case 'S':
@@ -83,7 +82,6 @@ int daemon_parse_args(struct daemon *d, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "subtree", required_argument, NULL, 's' },
 		{ "workers", required_argument, NULL, 'w' },
-		{ "rules", required_argument, NULL, 'R' },
 		{ "modules", required_argument, NULL, 'M' },
 		{ "rcvbuf", required_argument, NULL, 'b' },       /* test seam */
 		{ "test-unpaced", no_argument, NULL, 'U' },       /* test seam */
@@ -125,6 +123,8 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
 	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true };
+	for (unsigned int i = 0; i < cli->nrules_dirs && i < ENGINE_RULES_DIRS_MAX; i++)
+		d->cfg.rules_dirs[d->cfg.nrules_dirs++] = cli->rules_dirs[i];
 	cmdline_init(&d->cmdline);
 }
 

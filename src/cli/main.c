@@ -33,12 +33,14 @@ static const struct command commands[] = {
 	{ "monitor", cmd_monitor, "print kernel uevents the gate accepts (and rejects)" },
 	{ "handoff", cmd_handoff, "before switch_root: keep the uevent socket for the real root" },
 	{ "adopt", run_adopt, "in the real root: take the uevent socket and exec PROG with it" },
+	{ "rules", cmd_rules, "check rules files, or test them on one device" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: initdev [--sysfs DIR] [--dev DIR] [--run DIR] [--cmdline FILE]\n"
-		   "               [--log-level LEVEL] [--log-target stderr|kmsg] COMMAND [ARGS]\n"
+		   "               [--udev-rules DIR]... [--log-level LEVEL]\n"
+		   "               [--log-target stderr|kmsg] COMMAND [ARGS]\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -54,6 +56,7 @@ static int parse_global(struct cli *cli, enum log_target *target, int argc, char
 		{ "cmdline", required_argument, NULL, 'c' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "log-target", required_argument, NULL, 't' },
+		{ "udev-rules", required_argument, NULL, 'u' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -66,6 +69,13 @@ static int parse_global(struct cli *cli, enum log_target *target, int argc, char
 		case 'd': cli->dev = optarg; break;
 		case 'r': cli->run = optarg; break;
 		case 'c': cli->cmdline = optarg; break;
+		case 'u':
+			if (cli->nrules_dirs >= CLI_RULES_DIRS_MAX) {
+				fprintf(stderr, "initdev: at most %d --udev-rules\n", CLI_RULES_DIRS_MAX);
+				return -1;
+			}
+			cli->rules_dirs[cli->nrules_dirs++] = optarg;
+			break;
 		case 'l':
 			cli->log_level = log_level_from_name(optarg);
 			if (cli->log_level < 0) {

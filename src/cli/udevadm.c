@@ -229,16 +229,47 @@ static int control_exit(struct cli *cli)
 	return cmd_exit(cli, 1, exit_args);
 }
 
+/* A global property every later event's rules see in ENV{} matches (dracut's udevproperty). */
+static int control_property(struct cli *cli, const char *assignment)
+{
+	char req[1100], buf[64];
+
+	if ((size_t)snprintf(req, sizeof(req), "property %s", assignment) >= sizeof(req) ||
+	    !strchr(assignment, '=')) {
+		fprintf(stderr, "udevadm control --property: expected KEY=VALUE\n");
+		return EXIT_USAGE;
+	}
+	if (control_request(cli->run, req, buf, sizeof(buf), 10000, NULL) <= 0 ||
+	    strncmp(buf, "OK", 2) != 0) {
+		fprintf(stderr, "udevadm control --property: the daemon did not take it\n");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* The daemon parses the rules files again (hooks write rules at boot). */
+static int control_reload(struct cli *cli)
+{
+	char buf[64];
+
+	if (control_request(cli->run, "reload", buf, sizeof(buf), 10000, NULL) <= 0 ||
+	    strncmp(buf, "OK", 2) != 0) {
+		fprintf(stderr, "udevadm control --reload: the daemon did not reload\n");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 static int control(struct cli *cli, int argc, char **argv)
 {
 	const char *v;
 
 	if (argc == 2 && strcmp(argv[1], "--exit") == 0)
 		return control_exit(cli);
-	/* no rules to reload; global properties only feed rules */
-	if (argc == 2 && (strcmp(argv[1], "--reload") == 0 ||
-			  (arg_is(argv[1], "--property", &v) && v)))
-		return EXIT_OK;
+	if (argc == 2 && strcmp(argv[1], "--reload") == 0)
+		return control_reload(cli);
+	if (argc == 2 && (arg_is(argv[1], "--property", &v) || arg_is(argv[1], "-p", &v)) && v)
+		return control_property(cli, v);
 	return unsupported(argc, argv);
 }
 

@@ -296,6 +296,8 @@ static const struct option options[] = {
 	  .max = CMDLINE_WORKERS_MAX, .unset = 0, .what = "a number of workers" },
 	{ .key = "rd.initdev.handoff_timeout", SCALAR(handoff_timeout_sec), .min = 0,
 	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
+	{ .key = "rd.initdev.event_timeout", SCALAR(event_timeout_sec), .min = 1,
+	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
 	{ .key = "modprobe.blacklist", .apply = apply_list, .list = LIST_BLACKLIST },
 	{ .key = "rd.driver.blacklist", .apply = apply_list, .list = LIST_BLACKLIST },
 	{ .key = "rd.driver.pre", .apply = apply_list, .list = LIST_PRE },
@@ -321,6 +323,7 @@ void cmdline_init(struct cmdline *c)
 	memset(c, 0, sizeof(*c));
 	c->timeout_sec = -1;
 	c->handoff_timeout_sec = -1;
+	c->event_timeout_sec = -1;
 	c->handoff = true;
 	c->root_first = true;
 }
@@ -359,6 +362,10 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len,
 	bool cut;
 	size_t n = text_extent(text, len, &cut), i = 0;
 	int r = 0;
+
+	if (n > 0)
+		memcpy(c->text, text, n);
+	c->text[n] = '\0';
 
 	while (i < n && r == 0) {
 		struct word w;

@@ -24,6 +24,8 @@ struct cmdline {
 	int timeout_sec;         /* rd.initdev.timeout=S; -1 unset */
 	int workers;             /* rd.initdev.workers=N; 0 unset */
 	int handoff_timeout_sec; /* rd.initdev.handoff_timeout=S; -1 unset */
+	int event_timeout_sec;   /* rd.initdev.event_timeout=S (udev rules programs); -1 unset */
+	char text[CMDLINE_MAX + 1]; /* the text parsed (for the rules' IMPORT{cmdline}) */
 	/* module names from modprobe.blacklist= and rd.driver.blacklist=,
 	 * comma separated, may repeat; '-' normalised to '_' as the kernel does */
 	char **blacklist;

@@ -50,6 +50,7 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 	e->cmdline = cmdline;
 	e->gate.fd = -1;
 	e->reading = true;
+	e->in_hand_max = ENGINE_IN_HAND_MIN; /* until engine_start knows the workers */
 	e->start_usec = e->phase_since = now_monotonic_usec();
 	settle_init(&e->settle);
 	coldplug_run_init(&e->coldplug, e->cfg.sysfs, cfg->test_unpaced, log);
@@ -153,6 +154,16 @@ int engine_coldplug(struct engine *e)
 	return begin_coldplug(e);
 }
 
+int engine_reload(struct engine *e)
+{
+	return e->handlers_up ? handler_set_reload(&e->handlers) : -EAGAIN;
+}
+
+int engine_set_property(struct engine *e, const char *assignment)
+{
+	return e->handlers_up ? handler_set_property(&e->handlers, assignment) : -EAGAIN;
+}
+
 /* ---- test seam: a handler that takes its time (--test-delay-ms) ---- */
 
 static bool delay_may_block(void *ctx, const struct uevent *ev)
@@ -176,11 +187,14 @@ static int start_handlers(struct engine *e)
 	struct handler_set_config hc = {
 		.sysfs = e->cfg.sysfs,
 		.dev = e->cfg.dev,
-		.perms_path = e->cfg.rules_path,
 		.modules_dir = e->cfg.modules_dir,
 		.modprobe_d = e->cfg.modprobe_d,
 		.blacklist = e->cmdline->blacklist,
 		.nblacklist = e->cmdline->nblacklist,
+		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
+		.cmdline = e->cmdline->text,
+		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
+				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 	};
 	int r;
 
@@ -225,6 +239,11 @@ int engine_start(struct engine *e)
 	if (r < 0)
 		return log_errno(e->log, LOG_ERR, r, "cannot set up the event queue");
 	e->queue_up = true;
+	e->in_hand_max = 2 * (size_t)worker_count(e);
+	if (e->in_hand_max < ENGINE_IN_HAND_MIN)
+		e->in_hand_max = ENGINE_IN_HAND_MIN;
+	if (e->in_hand_max > ENGINE_IN_HAND_MAX)
+		e->in_hand_max = ENGINE_IN_HAND_MAX;
 	if (e->cmdline->has_root)
 		engine_await_root(e);
 	preload(e);
@@ -392,7 +411,7 @@ void engine_events_lost(struct engine *e)
 }
 
 /*
- * Read only as far as ENGINE_IN_HAND_MAX allows; events handled at once on
+ * Read only as far as the backpressure bound (in_hand_max) allows; events handled at once on
  * the main thread leave room for more, so a drain goes on (a bounded number
  * of rounds, for fairness to the rest of the loop) while there is room.
  */
@@ -400,8 +419,7 @@ static bool read_socket(struct engine *e)
 {
 	for (int round = 0; round < 16 && e->gate.fd >= 0 && e->reading; round++) {
 		size_t hand = engine_in_hand(e);
-		unsigned int room = hand < ENGINE_IN_HAND_MAX ?
-				    (unsigned int)(ENGINE_IN_HAND_MAX - hand) : 0;
+		unsigned int room = hand < e->in_hand_max ? (unsigned int)(e->in_hand_max - hand) : 0;
 		int r = room ? gate_read(&e->gate, on_gate_event, e, room) : 0;
 
 		if (r == -ENOBUFS) {
@@ -524,7 +542,7 @@ bool engine_has_work(const struct engine *e)
 
 int engine_socket_fd(struct engine *e)
 {
-	if (!e->reading || engine_in_hand(e) >= ENGINE_IN_HAND_MAX)
+	if (!e->reading || engine_in_hand(e) >= e->in_hand_max)
 		return -1;
 	return e->gate.fd;
 }
@@ -609,6 +627,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->handled = e->events_handled;
 	s->rescans = e->rescans;
 	s->in_hand = engine_in_hand(e);
+	s->in_hand_max = e->in_hand_max;
 	s->present = e->devices.n;
 	s->triggers = e->coldplug.triggers;
 	s->trigger_errors = e->coldplug.errors;

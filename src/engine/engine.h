@@ -24,19 +24,25 @@
 #include "util/map.h"
 
 #define ENGINE_SUBTREES_MAX 64
+#define ENGINE_RULES_DIRS_MAX 8
 /*
  * Backpressure: events taken from the socket and not yet handled (queued or
- * running) never exceed this. The rest wait in the kernel socket, which is
- * what a handoff passes on; so a handoff finishes at most this many events,
- * however many devices there are. 64 keeps two workers per CPU busy on up
- * to 16 CPUs while the queue stays a few hundred KiB.
+ * running) never exceed twice the workers (at least ENGINE_IN_HAND_MIN, at
+ * most ENGINE_IN_HAND_MAX). The rest wait in the kernel socket, which is
+ * what a handoff passes on; so a handoff finishes at most two rounds of
+ * work, however many devices there are (a slow disk's probe takes a while:
+ * 64 of them in hand made a handoff take seconds). Twice the workers keeps
+ * each worker's next event ready.
  */
+#define ENGINE_IN_HAND_MIN 8
 #define ENGINE_IN_HAND_MAX 64
 
 struct engine_config {
 	const char *sysfs;        /* default /sys */
 	const char *dev;          /* default /dev */
-	const char *rules_path;   /* node permissions; default /etc/initdev/rules */
+	/* udev rules directories (rising precedence); none: udev's own */
+	const char *rules_dirs[ENGINE_RULES_DIRS_MAX + 1];
+	unsigned int nrules_dirs;
 	const char *modules_dir;  /* NULL: running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod defaults (test seam) */
 	/* coldplug only below these (each "/devices/..."); none: all of /devices */
@@ -69,6 +75,7 @@ struct engine_stats {
 	struct gate_stats gate;
 	uint64_t handled, rescans;
 	size_t in_hand;           /* events queued or running */
+	size_t in_hand_max;       /* the backpressure bound */
 	size_t present;           /* devices added and not removed */
 	size_t nodes;
 	struct devnode_stats devnode;
@@ -98,6 +105,7 @@ struct engine {
 	void **workers;             /* per queue worker: HANDLERS_MAX states */
 	unsigned int nworkers;
 	bool workers_started;       /* threads run (started on first need) */
+	size_t in_hand_max;         /* the backpressure bound (above) */
 	struct queue queue;
 	bool queue_up;
 	struct settle settle;
@@ -144,9 +152,14 @@ void engine_events_lost(struct engine *e);
 /* Trigger every device now (udevadm trigger); 0 or -errno (logged). */
 int engine_coldplug(struct engine *e);
 
+/* Handlers read their configuration again (udev rules); 0 or -errno (logged). */
+int engine_reload(struct engine *e);
+/* A global property for the udev rules ("KEY=VALUE"; empty value removes). 0 or -errno. */
+int engine_set_property(struct engine *e, const char *assignment);
+
 /*
  * Poll these: the socket (-1 if none, after engine_stop_reading, or while
- * ENGINE_IN_HAND_MAX events are in hand) and the done list's eventfd.
+ * the backpressure bound's worth of events is in hand) and the done list's eventfd.
  */
 int engine_socket_fd(struct engine *e);
 int engine_done_fd(const struct engine *e);

@@ -2,6 +2,7 @@
 #include "engine/info.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/lookup.h"
 #include "util/strbuf.h"
@@ -37,6 +38,31 @@ static void probe_props(struct strbuf *b, const struct probe_result *p)
 	prop(b, "ID_PART_ENTRY_NUMBER", num);
 }
 
+/* Shown already (identity, or the native probe's): not repeated from the rules' record. */
+static bool shown(const char *key, bool probed)
+{
+	static const char *const fixed[] = { "DEVPATH", "DEVNAME", "MAJOR", "MINOR", "SUBSYSTEM",
+					     "DEVTYPE", NULL };
+
+	for (const char *const *f = fixed; *f; f++)
+		if (strcmp(key, *f) == 0)
+			return true;
+	return probed && (strncmp(key, "ID_FS_", 6) == 0 || strncmp(key, "ID_PART_", 8) == 0);
+}
+
+/* What the udev rules set for the device (kept as udev's database keeps it). */
+static void rules_props(struct engine *e, struct strbuf *b, const char *devpath, bool probed)
+{
+	struct rules_record rec;
+
+	if (!e->handlers_up || !rules_db_get(&e->handlers.rules.db, devpath, &rec))
+		return;
+	for (size_t i = 0; i < rec.props.n; i++)
+		if (!shown(rec.props.v[i].key, probed))
+			prop(b, rec.props.v[i].key, rec.props.v[i].value);
+	rules_record_free(&rec);
+}
+
 int info_properties(struct engine *e, const char *name, char *buf, size_t size)
 {
 	struct engine_device d;
@@ -58,5 +84,6 @@ int info_properties(struct engine *e, const char *name, char *buf, size_t size)
 	prop(&b, "DEVTYPE", d.devtype);
 	if (d.has_disk && d.disk.probed)
 		probe_props(&b, &d.disk.probe);
+	rules_props(e, &b, d.devpath, d.has_disk && d.disk.probed);
 	return (int)b.len;
 }

@@ -2,7 +2,8 @@
 /*
  * `udevadm info --query=property --name=DEV` for the devices initdev knows:
  * the udev property names dracut and friends read (DEVNAME, MAJOR, MINOR,
- * SUBSYSTEM, DEVTYPE, DEVPATH, ID_FS_*, ID_PART_ENTRY_*, ID_PART_TABLE_*).
+ * SUBSYSTEM, DEVTYPE, DEVPATH, ID_FS_*, ID_PART_ENTRY_*, ID_PART_TABLE_*),
+ * then what the udev rules set for it (MD_LEVEL, DM_NAME, ...).
  */
 #pragma once
 

@@ -180,7 +180,7 @@ static void describe_conflict(void *u, const char *name, const struct disk_links
 	char x[LINK_NAME_MAX * 4], line[sizeof(x) + 600];
 
 	escape_log(x, sizeof(x), name, strlen(name));
-	snprintf(line, sizeof(line), "conflict: disk/%s: /dev/%s%s keeps it; /dev/%s%s claims it "
+	snprintf(line, sizeof(line), "conflict: %s: /dev/%s%s keeps it; /dev/%s%s claims it "
 		 "too", x, kept->devname, kept->removable ? " (removable)" : "", other->devname,
 		 other->removable ? " (removable)" : "");
 	c->emit(c->u, line);

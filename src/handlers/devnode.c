@@ -24,6 +24,11 @@
 struct record {
 	struct devnode_record pub;
 	bool linked; /* our block/char link is in place (counted in stats.links) */
+	/* what the rules decided last (devnode_set_perms); later events start from it */
+	bool ruled;
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
 };
 
 /* What the node of one event should look like. */
@@ -397,11 +402,9 @@ static int forget(struct devnode *d, const char *devpath, struct record *rec)
 
 /* ---- events ---------------------------------------------------------- */
 
-/* The event's own values, then the rules file's verdict. */
-static void want_from_event(const struct devnode *d, const struct uevent *ev, struct want *w)
+/* The event's own values (the udev rules' come later: devnode_set_perms). */
+static void want_from_event(const struct uevent *ev, struct want *w)
 {
-	const struct perm_rule *rule;
-
 	*w = (struct want){
 		.devname = ev->devname,
 		.block = strcmp(ev->subsystem, "block") == 0,
@@ -411,15 +414,6 @@ static void want_from_event(const struct devnode *d, const struct uevent *ev, st
 		.uid = ev->has_devuid ? ev->devuid : 0,
 		.gid = ev->has_devgid ? ev->devgid : 0,
 	};
-	rule = perms_match(d->perms, ev->subsystem, ev->devname);
-	if (rule == NULL)
-		return;
-	if (rule->has_uid)
-		w->uid = rule->uid;
-	if (rule->has_gid)
-		w->gid = rule->gid;
-	if (rule->has_mode)
-		w->mode = rule->mode;
 }
 
 static bool same_device(const struct record *rec, const struct want *w)
@@ -448,7 +442,13 @@ static int handle_add(struct devnode *d, const struct uevent *ev)
 	struct want w;
 	int r;
 
-	want_from_event(d, ev, &w);
+	want_from_event(ev, &w);
+	/* a node the rules gave an owner keeps it until they decide again */
+	if (rec != NULL && rec->ruled && same_device(rec, &w)) {
+		w.uid = rec->uid;
+		w.gid = rec->gid;
+		w.mode = rec->mode;
+	}
 	r = apply_node(d, &w, rec);
 	if (rec != NULL && !same_device(rec, &w)) {
 		retire_old(d, rec, &w);
@@ -475,8 +475,8 @@ static int handle_remove(struct devnode *d, const struct uevent *ev)
 	/* a device we never saw (events were lost): go by the event's word */
 	if (ev->devname == NULL)
 		return 0;
-	tmp = (struct record){ { (char *)ev->devname, ev->major, ev->minor,
-				 strcmp(ev->subsystem, "block") == 0 }, false };
+	tmp = (struct record){ .pub = { (char *)ev->devname, ev->major, ev->minor,
+					strcmp(ev->subsystem, "block") == 0 } };
 	remove_link(d, &tmp);
 	return d->mknod_mode ? remove_node(d, tmp.pub.devname, tmp.pub.block,
 					   tmp.pub.major, tmp.pub.minor) : 0;
@@ -561,14 +561,61 @@ int devnode_handle(struct devnode *d, const struct uevent *ev)
 	return r;
 }
 
+/* The node's current owner and mode, overridden where the rules set them. */
+static int ruled_want(const struct record *rec, int dirfd, const char *leaf,
+		      uid_t uid, gid_t gid, mode_t mode, struct want *w, struct stat *st)
+{
+	if (fstatat(dirfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!node_is(st, rec->pub.block, rec->pub.major, rec->pub.minor))
+		return -EEXIST;
+	*w = (struct want){
+		.devname = rec->pub.devname, .block = rec->pub.block,
+		.major = rec->pub.major, .minor = rec->pub.minor,
+		.uid = uid != (uid_t)-1 ? uid : st->st_uid,
+		.gid = gid != (gid_t)-1 ? gid : st->st_gid,
+		.mode = mode != (mode_t)-1 ? mode & 07777 : st->st_mode & 07777,
+	};
+	return 0;
+}
+
+int devnode_set_perms(struct devnode *d, const char *devpath, uid_t uid, gid_t gid, mode_t mode)
+{
+	char x[ESC_MAX];
+	struct record *rec;
+	const char *leaf;
+	struct stat st;
+	struct want w;
+	int dirfd, r;
+
+	pthread_mutex_lock(&d->lock);
+	rec = record_get(d, devpath);
+	if (rec == NULL) {
+		pthread_mutex_unlock(&d->lock);
+		return -ENOENT;
+	}
+	dirfd = parent_open(d, rec->pub.devname, false, &leaf);
+	r = dirfd < 0 ? dirfd : ruled_want(rec, dirfd, leaf, uid, gid, mode, &w, &st);
+	if (r == 0)
+		r = set_attrs(dirfd, leaf, &w, &st);
+	if (r == 0)
+		*rec = (struct record){ .pub = rec->pub, .linked = rec->linked, .ruled = true,
+					.uid = w.uid, .gid = w.gid, .mode = w.mode };
+	else
+		fail(d, r, "owner/mode of %s from the rules", esc(x, rec->pub.devname));
+	parent_done(d, dirfd);
+	pthread_mutex_unlock(&d->lock);
+	return r;
+}
+
 /* ---- lifetime, prune ------------------------------------------------- */
 
 int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
-		 const struct perms *perms, const struct logger *log)
+		 const struct logger *log)
 {
 	int r;
 
-	*d = (struct devnode){ .mknod_mode = mknod_mode, .perms = perms, .log = log,
+	*d = (struct devnode){ .mknod_mode = mknod_mode, .log = log,
 			       .devices = MAP_INIT,
 			       .euid = geteuid(), .egid = getegid() };
 	/* reading the umask sets it: put it straight back (before any thread) */

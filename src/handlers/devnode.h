@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The /dev handler: device nodes (mknod when devtmpfs does not manage them),
- * owner/group/mode (DEVMODE/DEVUID/DEVGID, then the rules file), and the
+ * owner/group/mode (DEVMODE/DEVUID/DEVGID, then the udev rules'), and the
  * /dev/block/MAJ:MIN and /dev/char/MAJ:MIN links. Every path is resolved
  * below the --dev root one component at a time without following symlinks,
  * so no event can make initdev write outside it.
@@ -17,7 +17,6 @@
 #include "handlers/devnum-links.h"
 #include "handlers/handler.h"
 #include "util/log.h"
-#include "handlers/perms.h"
 #include "util/map.h"
 #include "gate/uevent.h"
 
@@ -35,7 +34,6 @@ struct devnode {
 	gid_t egid;
 	mode_t umask;            /* what mknod takes away: restored with chmod */
 	bool mknod_mode;         /* false: devtmpfs creates and removes nodes */
-	const struct perms *perms;
 	const struct logger *log;
 	pthread_mutex_t lock;
 	struct map devices;   /* devpath -> struct devnode_record * */
@@ -53,7 +51,7 @@ struct devnode_record {
  * it must not change afterwards. Returns 0 or -errno.
  */
 int devnode_init(struct devnode *d, const char *dev_root, bool mknod_mode,
-		 const struct perms *perms, const struct logger *log);
+		 const struct logger *log);
 void devnode_fini(struct devnode *d);
 
 /*
@@ -67,6 +65,14 @@ int devnode_handle(struct devnode *d, const struct uevent *ev);
 
 /* The handler (ctx: struct devnode); never blocks. */
 extern const struct handler_ops devnode_handler;
+
+/*
+ * The udev rules decided owner, group and mode for devpath's node: apply
+ * them to the node recorded for it (and only if it is still that device's
+ * node); (uid_t)-1, (gid_t)-1, (mode_t)-1 keep what is. Later events of
+ * the device start from these. 0 or -errno (logged unless -ENOENT).
+ */
+int devnode_set_perms(struct devnode *d, const char *devpath, uid_t uid, gid_t gid, mode_t mode);
 
 /* Devices that currently have a node. */
 size_t devnode_count(struct devnode *d);

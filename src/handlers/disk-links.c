@@ -2,8 +2,9 @@
 /*
  * Every change goes through one lock: the table is updated first, then each
  * affected name is synced to the filesystem (sync_entry), so what is on disk
- * always follows the table's winner. Links are made as udev makes them:
- * <dev>/disk/by-xxx/NAME -> ../../DEVNAME.
+ * always follows the table's winner. Links are made as udev makes them,
+ * relative: <dev>/disk/by-xxx/NAME -> ../../DEVNAME, <dev>/mapper/x -> ../dm-0.
+ * Names are kept relative to <dev>; the native ones are all below disk/.
  */
 #include "handlers/disk-links.h"
 
@@ -20,11 +21,14 @@
 #include "util/escape.h"
 #include "util/safedir.h"
 
-#define DISK_DIR "disk"
 /* The devname field's size; a devname must fit it with its NUL. */
 #define DEVNAME_SIZE sizeof(((struct disk_links_device_info *)0)->devname)
-/* "../../" + devname */
-#define TARGET_MAX (6 + DEVNAME_SIZE)
+/* How deep below <dev> a rules link may be ("a/b/c/name": 3) */
+#define DEPTH_MAX 8
+/* "../" per level + devname */
+#define TARGET_MAX (3 * DEPTH_MAX + DEVNAME_SIZE)
+/* The claimant key of a device's rules links: devpath + this (no devpath has a newline) */
+#define RULES_SUFFIX "\n+rules"
 /* Room for an escaped name in a message. */
 #define ESC_MAX 200
 
@@ -33,7 +37,8 @@ static const char *const link_dirs[] = {
 };
 
 struct device {
-	char *devpath;
+	char *devpath;              /* for the tie-break (the claimant key) */
+	bool rules;                 /* the links a device's rules name (not its native ones) */
 	struct disk_links_device_info info;
 	int priority;
 	char **names;               /* what it claims now */
@@ -93,6 +98,26 @@ static bool component_ok(const char *s, size_t len)
 	return true;
 }
 
+/* A name below <dev> a rule may give: 1..DEPTH_MAX+1 plain components. */
+bool disk_links_path_valid(const char *name)
+{
+	size_t depth = 0, len = strnlen(name, LINK_NAME_MAX);
+	const char *p = name;
+
+	if (len == 0 || len >= LINK_NAME_MAX)
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (!component_ok(p, n) || depth > DEPTH_MAX)
+			return false;
+		if (p[n] == '\0')
+			return true;
+		depth++;
+		p += n + 1;
+	}
+}
+
 bool disk_links_name_valid(const char *name)
 {
 	const char *slash = strchr(name, '/');
@@ -121,35 +146,36 @@ static bool devname_valid(const char *devname)
 	}
 }
 
-/* ---- the filesystem, below <dev>/disk, following nothing --------------- */
+/* ---- the filesystem, below <dev>, following nothing -------------------- */
 
-/* Open <dev>/disk and <dev>/disk/<dir>. Returns 0 or -errno (nothing open). */
-static int open_dirs(const struct disk_links *l, const char *dir, bool create, int *diskfd,
-		     int *dirfd)
+/* The directory holding name's last component (created if asked). */
+static int open_dir(const struct disk_links *l, const char *name, bool create, const char **leaf)
 {
-	*diskfd = safedir_enter(l->devfd, DISK_DIR, create);
-	if (*diskfd < 0)
-		return *diskfd;
-	*dirfd = safedir_enter(*diskfd, dir, create);
-	if (*dirfd >= 0)
-		return 0;
-	close(*diskfd);
-	return *dirfd;
+	return safedir_open_parent(l->devfd, name, create, leaf);
 }
 
 static const char *walk_why(int r)
 {
-	return r == -ELOOP ? "disk or its by-* directory is a symlink, refusing" :
-	       r == -ENOTDIR ? "disk or its by-* directory is not a directory, refusing" :
+	return r == -ELOOP ? "a directory on its way is a symlink, refusing" :
+	       r == -ENOTDIR ? "a directory on its way is not a directory, refusing" :
 	       "cannot open its directory";
 }
 
-
 /* Put leaf -> target in place atomically; a symlink is replaced, nothing
- * else. Scratch names live in <dev>/disk, where no link name can be. */
-static int place_link(int diskfd, int dirfd, const char *leaf, const char *target)
+ * else. Scratch names (".initdev-link.PID.TID") live in <dev> itself. */
+static int place_link(const struct disk_links *l, int dirfd, const char *leaf, const char *target)
 {
-	return safedir_put_link(dirfd, leaf, target, diskfd, ".initdev-link");
+	return safedir_put_link(dirfd, leaf, target, l->devfd, ".initdev-link");
+}
+
+/* udev's relative target: one "../" per directory level of name. */
+static void link_target(const char *name, const char *devname, char target[TARGET_MAX])
+{
+	size_t w = 0;
+
+	for (const char *p = strchr(name, '/'); p; p = strchr(p + 1, '/'))
+		w += (size_t)snprintf(target + w, TARGET_MAX - w, "../");
+	snprintf(target + w, TARGET_MAX - w, "%s", devname);
 }
 
 /* Unlink leaf only if it is the symlink we wrote. */
@@ -196,55 +222,45 @@ static void set_linked(struct disk_links *l, struct entry *e, bool linked)
 	e->linked = linked;
 }
 
-/* "by-uuid/X" (validated) -> dir "by-uuid", returns "X". */
-static const char *split_name(const char *name, char dir[16])
-{
-	const char *slash = strchr(name, '/');
-
-	snprintf(dir, 16, "%.*s", (int)(slash - name), name);
-	return slash + 1;
-}
-
 /* Take our symlink for name away (if it is still ours). */
 static void unlink_entry(struct disk_links *l, const char *name, struct entry *e)
 {
-	char x[ESC_MAX], dir[16];
-	const char *leaf = split_name(name, dir);
-	int diskfd, dirfd, r;
+	char x[ESC_MAX];
+	const char *leaf;
+	int dirfd, r;
 
 	if (!e->linked)
 		return;
 	set_linked(l, e, false);
-	r = open_dirs(l, dir, false, &diskfd, &dirfd);
-	if (r == -ENOENT)
+	dirfd = open_dir(l, name, false, &leaf);
+	if (dirfd == -ENOENT)
 		return;
-	if (r < 0) {
-		fail(l, r, "remove link %s: %s", esc(x, name), walk_why(r));
+	if (dirfd < 0) {
+		fail(l, dirfd, "remove link %s: %s", esc(x, name), walk_why(dirfd));
 		return;
 	}
 	r = remove_link(dirfd, leaf, e->target);
 	if (r < 0)
 		fail(l, r, "remove link %s", esc(x, name));
 	close(dirfd);
-	close(diskfd);
 }
 
 /* Point name at w's devname. On failure our old link (if any) goes too. */
 static void link_entry(struct disk_links *l, const char *name, struct entry *e,
 		       const struct device *w)
 {
-	char x[ESC_MAX], y[ESC_MAX], target[TARGET_MAX], dir[16];
-	const char *leaf = split_name(name, dir);
-	int diskfd, dirfd, r;
+	char x[ESC_MAX], y[ESC_MAX], target[TARGET_MAX];
+	const char *leaf;
+	int dirfd, r;
 
-	snprintf(target, sizeof(target), "../../%s", w->info.devname);
-	r = open_dirs(l, dir, true, &diskfd, &dirfd);
-	if (r < 0) {
-		fail(l, r, "link %s -> %s: %s", esc(x, name), esc(y, target), walk_why(r));
+	link_target(name, w->info.devname, target);
+	dirfd = open_dir(l, name, true, &leaf);
+	if (dirfd < 0) {
+		fail(l, dirfd, "link %s -> %s: %s", esc(x, name), esc(y, target), walk_why(dirfd));
 		set_linked(l, e, false);
 		return;
 	}
-	r = place_link(diskfd, dirfd, leaf, target);
+	r = place_link(l, dirfd, leaf, target);
 	if (r < 0) {
 		fail(l, r, "link %s -> %s%s", esc(x, name), esc(y, target),
 		     r == -EEXIST ? ": something else is there, leaving it" : "");
@@ -256,7 +272,6 @@ static void link_entry(struct disk_links *l, const char *name, struct entry *e,
 		set_linked(l, e, true);
 	}
 	close(dirfd);
-	close(diskfd);
 }
 
 static void entry_free(void *p)
@@ -368,25 +383,31 @@ static bool has_name(char *const *names, size_t n, const char *name)
 	return false;
 }
 
-/* Copy the acceptable names (each once); refused ones are logged. */
+/*
+ * Copy the acceptable names (each once), as keys relative to <dev>: native
+ * names ("by-uuid/X") go below disk/; rules names are taken as they are.
+ * Refused ones are logged.
+ */
 static int wanted_names(struct disk_links *l, const char *devpath, const char *const *names,
-			size_t n, char ***out, size_t *nout)
+			size_t n, bool rules, char ***out, size_t *nout)
 {
 	char **w = calloc(n + 1, sizeof(*w));
-	char x[ESC_MAX], y[ESC_MAX];
+	char x[ESC_MAX], y[ESC_MAX], key[LINK_NAME_MAX + 8];
 	size_t k = 0;
 
 	if (w == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (names[i] == NULL || !disk_links_name_valid(names[i])) {
+		if (names[i] == NULL ||
+		    !(rules ? disk_links_path_valid(names[i]) : disk_links_name_valid(names[i]))) {
 			fail(l, -EINVAL, "%s: refusing link name \"%s\"", esc(x, devpath),
 			     names[i] != NULL ? esc(y, names[i]) : "(null)");
 			continue;
 		}
-		if (has_name(w, k, names[i]))
+		snprintf(key, sizeof(key), "%s%s", rules ? "" : "disk/", names[i]);
+		if (has_name(w, k, key))
 			continue;
-		w[k] = strdup(names[i]);
+		w[k] = strdup(key);
 		if (w[k] == NULL) {
 			free_names(w, k);
 			return -ENOMEM;
@@ -442,7 +463,7 @@ static void log_tie(struct disk_links *l, const char *name, const struct device 
 {
 	char x[ESC_MAX];
 
-	log_msg(l->log, LOG_WARNING, "disk/%s: claimed by /dev/%s%s and /dev/%s%s at the same "
+	log_msg(l->log, LOG_WARNING, "%s: claimed by /dev/%s%s and /dev/%s%s at the same "
 		"priority; /dev/%s keeps it (%s)", esc(x, name), kept->info.devname,
 		kept->info.removable ? " (removable)" : "", other->info.devname,
 		other->info.removable ? " (removable)" : "", kept->info.devname,
@@ -469,17 +490,20 @@ static void warn_tie(struct disk_links *l, const char *name, const struct device
 
 static int update_locked(struct disk_links *l, const char *devpath,
 			 const struct disk_links_device_info *info, int priority,
-			 const char *const *names, size_t n)
+			 const char *const *names, size_t n, bool rules)
 {
-	char **want, **old;
+	char **want, **old, key[PATH_MAX];
 	size_t nwant, nold;
 	bool added[DISK_LINKS_NAMES_MAX] = { false };
 	struct device *d;
-	int r = wanted_names(l, devpath, names, n, &want, &nwant);
+	int r = wanted_names(l, devpath, names, n, rules, &want, &nwant);
 
 	if (r < 0)
 		return r;
-	d = device_get(l, devpath, info, priority);
+	snprintf(key, sizeof(key), "%s%s", devpath, rules ? RULES_SUFFIX : "");
+	d = device_get(l, key, info, priority);
+	if (d != NULL)
+		d->rules = rules;
 	r = d == NULL ? -ENOMEM : reserve_all(l, want, nwant);
 	if (r < 0) {
 		free_names(want, nwant);
@@ -531,13 +555,15 @@ void disk_links_fini(struct disk_links *l)
 	pthread_mutex_destroy(&l->lock);
 }
 
-int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
-		 int priority, const char *const *names, size_t n)
+static int update(struct disk_links *l, const char *devpath,
+		  const struct disk_links_device_info *info, int priority, const char *const *names,
+		  size_t n, bool rules)
 {
 	char x[ESC_MAX], y[ESC_MAX];
 	int r;
 
-	if (devpath == NULL || info == NULL || (n > 0 && names == NULL))
+	if (devpath == NULL || info == NULL || (n > 0 && names == NULL) ||
+	    strlen(devpath) + sizeof(RULES_SUFFIX) > PATH_MAX || strchr(devpath, '\n'))
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
 	if (!devname_valid(info->devname))
@@ -545,24 +571,65 @@ int disk_links_update(struct disk_links *l, const char *devpath, const struct di
 			 escape_log(y, ESC_MAX, info->devname,
 				    strnlen(info->devname, DEVNAME_SIZE)));
 	else
-		r = update_locked(l, devpath, info, priority, names, n);
+		r = update_locked(l, devpath, info, priority, names, n, rules);
 	pthread_mutex_unlock(&l->lock);
 	return r;
 }
 
-int disk_links_remove(struct disk_links *l, const char *devpath)
+int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
+		 int priority, const char *const *names, size_t n)
+{
+	return update(l, devpath, info, priority, names, n, false);
+}
+
+/* A device's priority changed: its native names are weighed again. */
+static void set_priority_locked(struct disk_links *l, const char *devpath, int priority)
+{
+	struct device *d = map_get(&l->devices, devpath);
+
+	if (d == NULL || d->priority == priority)
+		return;
+	d->priority = priority;
+	for (size_t i = 0; i < d->n; i++)
+		sync_entry(l, d->names[i]);
+}
+
+int disk_links_update_rules(struct disk_links *l, const char *devpath,
+			    const struct disk_links_device_info *info, int priority,
+			    const char *const *names, size_t n)
+{
+	int r = update(l, devpath, info, priority, names, n, true);
+
+	pthread_mutex_lock(&l->lock);
+	set_priority_locked(l, devpath, priority);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static void remove_locked(struct disk_links *l, const char *key)
 {
 	void *p = NULL;
 	struct device *d;
 
+	if (!map_remove(&l->devices, key, &p))
+		return;
+	d = p;
+	for (size_t i = 0; i < d->n; i++) {
+		entry_drop(l, d->names[i], d);
+		sync_entry(l, d->names[i]);
+	}
+	device_free(d);
+}
+
+int disk_links_remove(struct disk_links *l, const char *devpath)
+{
+	char key[PATH_MAX];
+
 	pthread_mutex_lock(&l->lock);
-	if (map_remove(&l->devices, devpath, &p)) {
-		d = p;
-		for (size_t i = 0; i < d->n; i++) {
-			entry_drop(l, d->names[i], d);
-			sync_entry(l, d->names[i]);
-		}
-		device_free(d);
+	remove_locked(l, devpath);
+	if (strlen(devpath) + sizeof(RULES_SUFFIX) <= sizeof(key)) {
+		snprintf(key, sizeof(key), "%s%s", devpath, RULES_SUFFIX);
+		remove_locked(l, key);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return 0;
@@ -574,8 +641,11 @@ bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, s
 	struct entry *e;
 	bool ok = false;
 
+	char key[LINK_NAME_MAX + 8];
+
+	snprintf(key, sizeof(key), "disk/%s", name);
 	pthread_mutex_lock(&l->lock);
-	e = map_get(&l->names, name);
+	e = map_get(&l->names, key);
 	if (e != NULL)
 		w = winner(e);
 	if (w != NULL && strlen(w->info.devname) < size) {
@@ -584,6 +654,33 @@ bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, s
 	}
 	pthread_mutex_unlock(&l->lock);
 	return ok;
+}
+
+bool disk_links_device(struct disk_links *l, const char *devpath, struct disk_links_device_info *out)
+{
+	const struct device *d;
+
+	pthread_mutex_lock(&l->lock);
+	d = map_get(&l->devices, devpath);
+	if (d != NULL)
+		*out = d->info;
+	pthread_mutex_unlock(&l->lock);
+	return d != NULL;
+}
+
+size_t disk_links_device_names(struct disk_links *l, const char *devpath,
+			       char (*names)[LINK_NAME_MAX], size_t max)
+{
+	const struct device *d;
+	size_t n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	d = map_get(&l->devices, devpath);
+	for (size_t i = 0; d != NULL && i < d->n && n < max; i++)
+		if (strlen(d->names[i]) < LINK_NAME_MAX)
+			snprintf(names[n++], LINK_NAME_MAX, "%s", d->names[i]);
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }
 
 struct foreach_ctx {
@@ -596,7 +693,8 @@ static bool foreach_one(void *userdata, const char *key, void *value)
 	struct foreach_ctx *c = userdata;
 	const struct device *d = value;
 
-	c->fn(c->u, key, &d->info);
+	if (!d->rules)
+		c->fn(c->u, key, &d->info);
 	return true;
 }
 

@@ -63,8 +63,30 @@ void disk_links_fini(struct disk_links *l);
 int disk_links_update(struct disk_links *l, const char *devpath, const struct disk_links_device_info *info,
 		 int priority, const char *const *names, size_t n);
 
-/* The device went away: release all its names, forget it. */
+/*
+ * The links a device's udev rules name (SYMLINK): names relative to the
+ * --dev root ("mapper/x", "disk/by-id/dm-name-x"), checked with
+ * disk_links_path_valid, made relative as udev makes them. They are
+ * claimed apart from the native names (each source replaces only its own
+ * set); priority becomes the device's, for its native names too (udev
+ * weighs all of a device's links with its link_priority).
+ */
+int disk_links_update_rules(struct disk_links *l, const char *devpath,
+			    const struct disk_links_device_info *info, int priority,
+			    const char *const *names, size_t n);
+
+/* The device went away: release all its names (native and rules), forget it. */
 int disk_links_remove(struct disk_links *l, const char *devpath);
+
+/* What the table knows of devpath (its native record); false if nothing. */
+bool disk_links_device(struct disk_links *l, const char *devpath, struct disk_links_device_info *out);
+
+/*
+ * The native names devpath claims now, relative to --dev ("disk/by-uuid/X"),
+ * into names (at most max). Returns the count.
+ */
+size_t disk_links_device_names(struct disk_links *l, const char *devpath,
+			       char (*names)[LINK_NAME_MAX], size_t max);
 
 /* Resolve a link name ("by-uuid/XXXX") to its owner's devname. */
 bool disk_links_resolve(struct disk_links *l, const char *name, char *devname, size_t size);
@@ -76,7 +98,8 @@ void disk_links_foreach_device(struct disk_links *l,
 
 /*
  * Call fn for every name more than one device claims, once per device that
- * does not keep it (under the lock; fn must not call back).
+ * does not keep it (under the lock; fn must not call back). name is
+ * relative to the --dev root ("disk/by-uuid/X", or a rules link "mapper/x").
  */
 void disk_links_foreach_conflict(struct disk_links *l,
 				 void (*fn)(void *u, const char *name,
@@ -88,3 +111,5 @@ void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s);
 
 /* True if name is "by-xxx/NAME" with a known directory and one safe component. */
 bool disk_links_name_valid(const char *name);
+/* True if name is 1 to 9 safe components ("a/b/c"): a rules link below --dev. */
+bool disk_links_path_valid(const char *name);

@@ -29,6 +29,10 @@ struct handler_ops {
 	/* Optional per-worker state (libkmod contexts are per thread). */
 	void *(*worker_new)(void *ctx);
 	void (*worker_free)(void *worker);
+	/* Optional: read configuration again (udevadm control --reload). 0 or -errno. */
+	int (*reload)(void *ctx);
+	/* Optional: a global property (udevadm control --property=KEY=VALUE; NULL removes). */
+	int (*set_property)(void *ctx, const char *key, const char *value);
 };
 
 struct handler {

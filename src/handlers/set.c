@@ -15,13 +15,7 @@ int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void 
 /* The parts in order; hs->up counts those done. */
 static int init_parts(struct handler_set *hs, const struct handler_set_config *cfg)
 {
-	const char *perms = cfg->perms_path ? cfg->perms_path : "/etc/initdev/rules";
-	int r = perms_load(&hs->perms, perms, hs->log);
-
-	if (r < 0)
-		log_msg(hs->log, LOG_WARNING, "rules: %s: %s; no rules apply", perms, errno_text(r));
-	hs->up++;
-	r = devnode_init(&hs->devnode, cfg->dev, cfg->mknod, &hs->perms, hs->log);
+	int r = devnode_init(&hs->devnode, cfg->dev, cfg->mknod, hs->log);
 	if (r < 0)
 		return log_errno(hs->log, LOG_ERR, r, "%s", cfg->dev);
 	hs->up++;
@@ -36,7 +30,15 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 	if (r < 0)
 		return r;
 	hs->up++;
-	return 0;
+	r = rules_handler_init(&hs->rules, &(struct rules_handler_config){
+		.sysfs = cfg->sysfs, .dev = cfg->dev, .dirs = cfg->rules_dirs,
+		.cmdline = cfg->cmdline, .timeout_sec = cfg->event_timeout }, &hs->devnode,
+		&hs->links, &hs->modload, hs->log);
+	hs->up++;
+	/* without rules initdev still does its own work */
+	if (r < 0)
+		log_msg(hs->log, LOG_WARNING, "udev rules are not applied");
+	return r == -ENOMEM ? r : 0;
 }
 
 int handler_set_init(struct handler_set *hs, const struct handler_set_config *cfg,
@@ -52,6 +54,8 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 	(void)handler_set_add(hs, &devnode_handler, &hs->devnode);
 	(void)handler_set_add(hs, &disk_handler, &hs->disk);
 	(void)handler_set_add(hs, &modload_handler, &hs->modload);
+	/* last: the rules see what the native handlers did (node, ID_FS_*) */
+	(void)handler_set_add(hs, &rules_handler, &hs->rules);
 	hs->ready = true;
 	return 0;
 }
@@ -59,17 +63,51 @@ int handler_set_init(struct handler_set *hs, const struct handler_set_config *cf
 void handler_set_fini(struct handler_set *hs)
 {
 	if (hs->up > 4)
-		modload_fini(&hs->modload);
+		rules_handler_fini(&hs->rules);
 	if (hs->up > 3)
-		disk_fini(&hs->disk);
+		modload_fini(&hs->modload);
 	if (hs->up > 2)
-		disk_links_fini(&hs->links);
+		disk_fini(&hs->disk);
 	if (hs->up > 1)
-		devnode_fini(&hs->devnode);
+		disk_links_fini(&hs->links);
 	if (hs->up > 0)
-		perms_free(&hs->perms);
+		devnode_fini(&hs->devnode);
 	hs->up = hs->n = 0;
 	hs->ready = false;
+}
+
+int handler_set_reload(struct handler_set *hs)
+{
+	int first = 0;
+
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+		int r = h->ops->reload ? h->ops->reload(h->ctx) : 0;
+
+		if (r < 0 && first == 0)
+			first = r;
+	}
+	return first;
+}
+
+int handler_set_property(struct handler_set *hs, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	char key[256];
+	int first = 0;
+
+	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof(key))
+		return -EINVAL;
+	memcpy(key, assignment, (size_t)(eq - assignment));
+	key[eq - assignment] = '\0';
+	for (unsigned int i = 0; i < hs->n; i++) {
+		const struct handler *h = &hs->table[i];
+		int r = h->ops->set_property ? h->ops->set_property(h->ctx, key, eq[1] ? eq + 1 : NULL) : 0;
+
+		if (r < 0 && first == 0)
+			first = r;
+	}
+	return first;
 }
 
 bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev)

@@ -15,7 +15,7 @@
 #include "handlers/disk.h"
 #include "handlers/handler.h"
 #include "handlers/modload.h"
-#include "handlers/perms.h"
+#include "handlers/rules.h"
 #include "util/log.h"
 
 #define HANDLERS_MAX 8
@@ -24,20 +24,22 @@ struct handler_set_config {
 	const char *sysfs;
 	const char *dev;
 	bool mknod;                    /* no devtmpfs: make the nodes */
-	const char *perms_path;        /* node permissions file (may be absent) */
 	const char *modules_dir;       /* NULL: the running kernel's */
 	const char *const *modprobe_d; /* NULL: libkmod's defaults */
 	char *const *blacklist;        /* from the kernel command line */
 	size_t nblacklist;
+	const char *const *rules_dirs; /* udev rules directories; NULL: udev's */
+	const char *cmdline;           /* the kernel command line text (IMPORT{cmdline}) */
+	unsigned int event_timeout;    /* seconds for an event's rules programs; 0: 180 */
 };
 
 struct handler_set {
 	const struct logger *log;
-	struct perms perms;
 	struct devnode devnode;
 	struct disk_links links;
 	struct disk_ctx disk;
 	struct modload modload;
+	struct rules_handler rules;
 	struct handler table[HANDLERS_MAX];
 	unsigned int n;
 	unsigned int up; /* how many of the parts above are set up (for fini) */
@@ -51,6 +53,12 @@ void handler_set_fini(struct handler_set *hs);
 
 /* Append one more handler (after the standard ones). 0 or -ENOSPC. */
 int handler_set_add(struct handler_set *hs, const struct handler_ops *ops, void *ctx);
+
+/* Every handler that has configuration reads it again. 0, or the first -errno. */
+int handler_set_reload(struct handler_set *hs);
+
+/* "KEY=VALUE" (an empty value removes KEY) for the handlers that keep global properties. */
+int handler_set_property(struct handler_set *hs, const char *assignment);
 
 /* True if any handler may block on ev: it then runs on a worker. */
 bool handler_set_may_block(const struct handler_set *hs, const struct uevent *ev);

@@ -10,10 +10,10 @@
 # rule, records it). The same boot with rd.initdev.handoff=0 loses them,
 # and a holder killed before adoption leaves the root booting normally.
 #
-# Inputs as for initdev_test (INITDEV_BINARY, INITDEV_DRACUT_MODULE,
-# BOOT_CACHE); the image is the same as initdev_test's, so a shared
-# BOOT_CACHE builds it once. While developing:
-#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/main/build/dev/initdev \
+# Inputs as for initdev_test (the staged install: INITDEV_STAGE_ENV or the
+# kyua variable stage_env; BOOT_CACHE); the image is the same as
+# initdev_test's, so a shared BOOT_CACHE builds it once. While developing:
+#   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/handoff_test.sh -s /work/main/tests/boot CASE
 
 STOCK_MODULES="base rootfs-block udev-rules"

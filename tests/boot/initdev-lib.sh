@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Shared by the atf-sh boot tests of dracut images with initdev
-# (initdev_test, handoff_test): locating initdev and its dracut module,
+# (initdev_test, handoff_test, package_test, systemd_test): locating the
+# staged install of initdev and its dracut module,
 # building the image and the root, booting, reading the guest's report.
 # Each test sets STOCK_MODULES, DRIVERS, ROOT_UUID, ROOT_LABEL and
 # BOOT_TIMEOUT before calling these. stock_test, which boots no initdev,
@@ -12,32 +13,18 @@ initdev_head() {
 	atf_set timeout 300
 }
 
-# first_of NAME...: the first non-empty argument.
-first_of() {
-	for v in "$@"; do
-		[ -n "$v" ] && { echo "$v"; return 0; }
-	done
-	return 1
-}
-
-# initdev_locate: sets INITDEV_BIN and INITDEV_MODULE (absolute) or fails.
+# initdev_locate: sets INITDEV_BIN, INITDEV_MODULE and INITDEV_REALROOT
+# (absolute) from the staged install (boot_load_stage) or fails. The
+# stage.env comes from the kyua/atf variable stage_env (make check passes
+# it), else the environment's INITDEV_STAGE_ENV.
 initdev_locate() {
-	src=$(atf_get_srcdir)
-	cfg_bin='' cfg_mod=''
-	atf_config_has initdev_binary && cfg_bin=$(atf_config_get initdev_binary)
-	atf_config_has initdev_dracut_module && cfg_mod=$(atf_config_get initdev_dracut_module)
-	INITDEV_BIN=$(first_of "$cfg_bin" "${INITDEV_BINARY:-}" "$src/../../initdev")
-	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
-		atf_fail "no initdev binary at $INITDEV_BIN (set INITDEV_BINARY)"
-	fi
-	for m in "$cfg_mod" "${INITDEV_DRACUT_MODULE:-}" "$src/90initdev" \
-		"$src/../../dracut-module/90initdev"; do
-		[ -n "$m" ] && [ -f "$m/module-setup.sh" ] && break
-		m=
-	done
-	[ -n "$m" ] || atf_fail "no dracut module 90initdev (set INITDEV_DRACUT_MODULE)"
-	INITDEV_BIN=$(readlink -f "$INITDEV_BIN")
-	INITDEV_MODULE=$(readlink -f "$m")
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	env_file=${INITDEV_STAGE_ENV:-}
+	atf_config_has stage_env && env_file=$(atf_config_get stage_env)
+	[ -n "$env_file" ] ||
+		atf_fail "no staged install: run make check, or make stage and set INITDEV_STAGE_ENV=BUILD/stage.env"
+	boot_load_stage "$env_file" || atf_fail "the staged install at $env_file is incomplete"
 }
 
 # harness_setup: load the harness (lib.sh), take the boot cache from the

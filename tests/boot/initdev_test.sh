@@ -1,19 +1,15 @@
 #! /usr/bin/env atf-sh
 # SPDX-License-Identifier: MIT
-# dracut images built with `--add initdev` (dracut-module/90initdev), booted
+# dracut images built with `--add initdev` (the installed 90initdev), booted
 # under QEMU/TCG: initdev, not systemd-udevd, populates /dev, loads the
 # drivers by MODALIAS and makes the /dev/disk links dracut's stock
 # non-systemd init.sh waits for; and those links match udev's, name for name.
 #
-# Inputs, each first found wins:
-#   the initdev binary: kyua/atf variable initdev_binary, environment
-#     INITDEV_BINARY, $(atf_get_srcdir)/../../initdev (the build tree);
-#   the dracut module:  variable initdev_dracut_module, environment
-#     INITDEV_DRACUT_MODULE, $(atf_get_srcdir)/90initdev (copied next to
-#     the test in the build tree), $(atf_get_srcdir)/../../dracut-module/90initdev
-#     (the source tree).
-# lib.sh comes from $(atf_get_srcdir), as for stock_test. While developing:
-#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/main/build/dev/initdev \
+# Inputs: what `make install` installed, staged by `make stage` (binary and
+# 90initdev; see initdev_locate in initdev-lib.sh), never the source tree.
+# make check passes the stage as the kyua variable stage_env. While
+# developing:
+#   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/initdev_test.sh -s /work/main/tests/boot CASE
 # BOOT_CACHE / boot_cache as in stock_test.sh. The module is never added to
 # the shared dracut tree copy: each (module, binary) pair gets its own tree.
@@ -217,11 +213,13 @@ hostile_labels_body() {
 	# shellcheck disable=SC2086 # word splitting of the qemu arguments is wanted
 	initdev_boot "root=UUID=$ROOT_UUID" \
 		-drive file=root.ext4,if=virtio,format=raw $HOSTILE_QEMU_ARGS
-	boot_links boot.log | grep '^by-label/' > labels.got
-	printf '%s\n' "by-label/$HOSTILE_3_ENC -> /dev/vdd" \
-		"by-label/$HOSTILE_2_ENC -> /dev/vdc" \
-		"by-label/$HOSTILE_1_ENC -> /dev/vdb" \
-		"by-label/$ROOT_LABEL -> /dev/vda" | LC_ALL=C sort > labels.want
+	# targets as by-path names: vdX follow probe order, which parallel
+	# driver loading varies; QEMU gives the drives PCI slots 3-6 in order
+	boot_links boot.log | by_path_targets | grep '^by-label/' | LC_ALL=C sort > labels.got
+	printf '%s\n' "by-label/$HOSTILE_3_ENC -> by-path/pci-0000:00:06.0" \
+		"by-label/$HOSTILE_2_ENC -> by-path/pci-0000:00:05.0" \
+		"by-label/$HOSTILE_1_ENC -> by-path/pci-0000:00:04.0" \
+		"by-label/$ROOT_LABEL -> by-path/pci-0000:00:03.0" | LC_ALL=C sort > labels.want
 	if ! diff -u labels.want labels.got; then
 		fail_with_log "by-label links differ from the udev-encoded names (diff above)"
 	fi
@@ -504,7 +502,47 @@ refuses_rule_modules_body() {
 		atf_fail "initdev showed up in a build that did not ask for it"
 }
 
+atf_test_case checks_image_rules
+checks_image_rules_head() {
+	atf_set descr "dracut builds initdev with crypt, dm, lvm and mdraid and their rules; a rules line initdev cannot run fails the build, named"
+	atf_set require.user root
+	atf_set require.progs "dracut sha256sum cpio"
+	atf_set timeout 300
+}
+checks_image_rules_body() {
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	initdev_locate
+	KVER=$(boot_kver) || atf_skip "no kernel with modules"
+	cache=$(boot_cache_dir) || atf_fail "cannot create the boot cache dir"
+	base=$(boot_cached_dracut_tree "$cache") || atf_fail "cannot copy /usr/lib/dracut"
+	itree=$(boot_initdev_tree "$cache" "$base") || atf_fail "cannot make the initdev tree"
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	stack="crypt dm lvm mdraid"
+	boot_make_initramfs stack.img "$itree" "$KVER" "$STOCK_MODULES initdev $stack" "" ||
+		atf_fail "dracut refused initdev with $stack: $(tail -n 20 stack.img.log)"
+	cpio -it < stack.img > stack.list 2> /dev/null
+	for f in 64-lvm.rules 11-dm.rules 59-persistent-storage-dm.rules 63-md-raid-arrays.rules; do
+		grep -q "udev/rules.d/$f\$" stack.list || atf_fail "$f is not in the image"
+	done
+	# udev's own rules stay out: the native handlers do their work
+	! grep -q 'rules.d/60-persistent-storage.rules$' stack.list ||
+		atf_fail "udev's 60-persistent-storage.rules is in the image"
+	# a rules file initdev cannot run (an unsupported builtin) fails the build
+	mkdir -p bad/etc/udev/rules.d
+	printf '%s\n' '# a comment' 'KERNEL=="sd*", IMPORT{builtin}="hwdb --subsystem=usb"' \
+		> bad/etc/udev/rules.d/50-bad.rules
+	if boot_make_initramfs bad.img "$itree" "$KVER" "$STOCK_MODULES initdev dm" "" \
+		--include "$PWD/bad/etc/udev/rules.d" /etc/udev/rules.d 2> /dev/null; then
+		atf_fail "dracut built an image with a rule initdev cannot run"
+	fi
+	grep -q "50-bad.rules:2: hwdb: not supported by initdev" bad.img.log ||
+		atf_fail "the build log does not name the line: $(grep initdev bad.img.log | tail -n 5)"
+}
+
 atf_init_test_cases() {
+	atf_add_test_case checks_image_rules
 	atf_add_test_case root_uuid_virtio_blk
 	atf_add_test_case root_label_gpt_virtio_scsi
 	atf_add_test_case root_partuuid_gpt_virtio_scsi

@@ -338,9 +338,36 @@ boot_has_link() {
 }
 
 # ---- images with initdev (dracut --add initdev) --------------------------
-# These use INITDEV_BIN (the binary), INITDEV_MODULE (dracut-module/90initdev),
-# KVER, STOCK_MODULES and DRIVERS, set by the caller (tests/boot/initdev_test,
-# scripts/demo, scripts/bench/boot).
+# These use INITDEV_BIN (the binary), INITDEV_MODULE (the installed
+# 90initdev), KVER, STOCK_MODULES and DRIVERS, set by the caller
+# (tests/boot/initdev_test, scripts/demo, scripts/bench/boot), taken from
+# make install's files with boot_load_stage.
+
+# boot_load_stage ENV: read the file `make stage` wrote (the build's
+# stage.env: make install DESTDIR=STAGE and the configured directories) and
+# set INITDEV_BIN, INITDEV_MODULE and INITDEV_REALROOT to the staged binary,
+# dracut module and real-root files; fail if any is missing. Nothing from
+# the source tree: a file make install leaves out is missing here too.
+boot_load_stage() {
+	case ${1:-} in
+	/*) ;;
+	*) echo "boot_load_stage: '${1:-}' is not an absolute path to stage.env" >&2; return 1 ;;
+	esac
+	[ -f "$1" ] || { echo "boot_load_stage: no $1 (make stage writes it)" >&2; return 1; }
+	# shellcheck disable=SC1090 # written by make stage
+	. "$1" || return 1
+	INITDEV_BIN=$INITDEV_STAGE$INITDEV_SBINDIR/initdev
+	INITDEV_MODULE=$INITDEV_STAGE$INITDEV_DRACUTMODULESDIR/90initdev
+	INITDEV_REALROOT=$INITDEV_STAGE$INITDEV_PKGDATADIR/real-root
+	if [ ! -f "$INITDEV_BIN" ] || [ ! -x "$INITDEV_BIN" ]; then
+		echo "boot_load_stage: no staged binary $INITDEV_BIN" >&2
+		return 1
+	fi
+	[ -f "$INITDEV_MODULE/module-setup.sh" ] ||
+		{ echo "boot_load_stage: no staged module $INITDEV_MODULE" >&2; return 1; }
+	[ -d "$INITDEV_REALROOT" ] ||
+		{ echo "boot_load_stage: no staged real-root files $INITDEV_REALROOT" >&2; return 1; }
+}
 
 # boot_status_hook: a pre-pivot hook (test instrumentation, not part of the
 # module) that saves the daemon's counters where the root's /sbin/init can

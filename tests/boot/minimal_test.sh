@@ -5,14 +5,17 @@
 # finds root=UUID=; the root's /sbin/init then sees initdev's /dev/disk
 # links in the /dev the initramfs moved into it.
 #
-# Inputs, first found wins:
-#   the initdev binary: environment INITDEV_BINARY, $(atf_get_srcdir)/../../initdev;
-#   the example:        environment INITDEV_EXAMPLE, $(atf_get_srcdir)/minimal-init
-#     (copied next to the test in out-of-tree builds),
-#     $(atf_get_srcdir)/../../examples/minimal-init (the source tree).
-# While developing:
-#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/main/build/dev/initdev \
+# Inputs: the initdev binary from the staged install (as initdev_test:
+# INITDEV_STAGE_ENV or the kyua variable stage_env); the example: environment
+# INITDEV_EXAMPLE, $(atf_get_srcdir)/minimal-init (copied next to the test in
+# out-of-tree builds), $(atf_get_srcdir)/../../examples/minimal-init (the
+# source tree; examples are not installed). While developing:
+#   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/minimal_test.sh -s /work/main/tests/boot CASE
+
+# Next to this program (atf_get_srcdir is not known yet at this point).
+# shellcheck source=tests/boot/initdev-lib.sh
+. "$(dirname "$0")/initdev-lib.sh"
 
 ROOT_UUID=7b1e2d3c-4a5f-4e6d-9c8b-1a2b3c4d5e6f
 ROOT_LABEL=minimalroot
@@ -21,12 +24,8 @@ BOOT_TIMEOUT=150
 # minimal_setup: load the harness, build the image (INITRD) and root.ext4.
 minimal_setup() {
 	here=$(atf_get_srcdir)
-	# shellcheck source=tests/boot/lib.sh
-	. "$here/lib.sh"
-	bin=${INITDEV_BINARY:-$here/../../initdev}
-	if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
-		atf_fail "no initdev binary at $bin (set INITDEV_BINARY)"
-	fi
+	initdev_locate
+	bin=$INITDEV_BIN
 	for ex in "${INITDEV_EXAMPLE:-}" "$here/minimal-init" "$here/../../examples/minimal-init"; do
 		[ -n "$ex" ] && [ -f "$ex/mkinitramfs" ] && [ -f "$ex/init" ] && break
 		ex=

@@ -28,9 +28,11 @@
 # No by-path links for these disks, in either image: scsi_debug's host
 # hangs off /sys/devices/pseudo_0, and udev's path_id gives no ID_PATH to a
 # device below a parent it does not know (links_as_stock checks initdev
-# makes none either). Inputs as for initdev_test (INITDEV_BINARY,
-# INITDEV_DRACUT_MODULE, BOOT_CACHE). While developing:
-#   cd "$(mktemp -d)" && INITDEV_BOOT_SCALE=1 INITDEV_BINARY=/work/main/build/dev/initdev \
+# makes none either). Inputs as for initdev_test (the staged install:
+# INITDEV_STAGE_ENV or the kyua variable stage_env; BOOT_CACHE). While
+# developing:
+#   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_BOOT_SCALE=1 \
+#     INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/scale_test.sh -s /work/main/tests/boot CASE
 
 NDISKS=256

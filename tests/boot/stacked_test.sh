@@ -21,9 +21,9 @@
 # directory boot-cache next to this program (harness_shared_cache), so
 # that the cases share the disks (~35 s to make) and images. While
 # developing:
-#   cd "$(mktemp -d)" && INITDEV_BINARY=/work/build/NAME/initdev \
-#     BOOT_CACHE=/var/tmp/stk atf-sh /work/wt/NAME/tests/boot/stacked_test.sh \
-#     -s /work/wt/NAME/tests/boot stock_lvm_luks
+#   make -C /work/build/NAME stage && cd "$(mktemp -d)" && \
+#     INITDEV_STAGE_ENV=/work/build/NAME/stage.env BOOT_CACHE=/var/tmp/stk \
+#     atf-sh /work/wt/NAME/tests/boot/stacked_test.sh -s /work/wt/NAME/tests/boot stock_lvm_luks
 
 BOOT_TIMEOUT=150
 SCENARIOS="luks-key luks-pass lvm-mapper lvm-uuid md-both md-degraded lvm-luks hostile"

@@ -10,9 +10,9 @@ setup_root() {
 	mkdir dev run
 	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	: > cmdline
-	: > rules
+	mkdir udev-rules
 	# the command line every call uses (atf_check runs programs, not functions)
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline"
+	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
 }
 
 cleanup_root() {
@@ -46,7 +46,7 @@ coldplug_mem_head() {
 coldplug_mem_body() {
 	setup_root
 	atf_check -s exit:0 -e ignore $ID coldplug --no-devtmpfs \
-		--subtree /devices/virtual/mem --rules "$PWD/rules" --timeout 30
+		--subtree /devices/virtual/mem --timeout 30
 	for n in $(mem_devices); do
 		check_node "$n"
 		[ "$(readlink "dev/char/$(cat /sys/devices/virtual/mem/$n/dev)")" = "../$n" ] ||
@@ -64,9 +64,10 @@ daemon_settle_status_exit_head() {
 }
 daemon_settle_status_exit_body() {
 	setup_root
-	echo 'mem null root root 0606' > rules
+	echo 'SUBSYSTEM=="mem", KERNEL=="null", OWNER="root", GROUP="root", MODE="0606"' \
+		> udev-rules/50-test.rules
 	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs \
-		--subtree /devices/virtual/mem --rules "$PWD/rules"
+		--subtree /devices/virtual/mem
 	pid=$(cat run/pid)
 	kill -0 "$pid" || atf_fail "daemon not running"
 	[ "$(stat -c %a run)" = 700 ] || atf_fail "run dir not 0700"
@@ -125,8 +126,7 @@ overflow_recovery_body() {
 	# the smallest buffer the kernel allows, and every trigger written at
 	# once: the burst of replies cannot fit, the kernel drops events
 	$ID daemon --foreground --no-devtmpfs --rcvbuf 1 --test-unpaced \
-		--subtree /devices/virtual/mem --subtree /devices/virtual/tty \
-		--rules "$PWD/rules" 2>err &
+		--subtree /devices/virtual/mem --subtree /devices/virtual/tty 2>err &
 	i=0
 	while [ ! -S run/control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	atf_check -s exit:0 $ID settle --timeout 60
@@ -170,7 +170,7 @@ hostile_cmdline_body() {
 	setup_root
 	printf 'quiet rd.initdev.timeout=12x rd.initdev.workers=-3 rd.initdev.bogus=1 modprobe.blacklist=../evil\n' > cmdline
 	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs \
-		--subtree /devices/virtual/mem --rules "$PWD/rules"
+		--subtree /devices/virtual/mem
 	grep -q 'rd.initdev.timeout' err || atf_fail "bad timeout not reported: $(cat err)"
 	grep -q 'rd.initdev.bogus' err || atf_fail "unknown key not reported"
 	[ -c dev/null ] || atf_fail "coldplug did not run"
@@ -210,16 +210,16 @@ refuses_beside_udevd_body() {
 	: > sys/devices/virtual/mem/null/uevent
 	ln -s ../../../../class/mem sys/devices/virtual/mem/null/subsystem
 	atf_check -s exit:1 -e match:"another device manager serves /run/udev/control" \
-		$ID --sysfs "$PWD/sys" coldplug --no-devtmpfs --rules "$PWD/rules" --timeout 5
+		$ID --sysfs "$PWD/sys" coldplug --no-devtmpfs --timeout 5
 	[ ! -s sys/devices/virtual/mem/null/uevent ] || atf_fail "a refused coldplug triggered"
 	atf_check -s exit:1 -e match:"another device manager" \
 		$ID --sysfs "$PWD/sys" wait --timeout 1 LABEL=none
 	# limited, or told so, it runs
 	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
-		--no-coldplug --rules "$PWD/rules" --timeout 5
+		--no-coldplug --timeout 5
 	rm -r sys/devices/virtual/mem/null
 	atf_check -s exit:0 -e ignore $ID --sysfs "$PWD/sys" coldplug --no-devtmpfs \
-		--force --rules "$PWD/rules" --timeout 5
+		--force --timeout 5
 }
 refuses_beside_udevd_cleanup() {
 	[ -f listen.pid ] && kill "$(cat listen.pid)" 2>/dev/null && sleep 0.2
@@ -246,9 +246,9 @@ unusable_paths_body() {
 	setup_root
 	mkdir ro && mount -t tmpfs -o ro initdev-ro "$PWD/ro" || atf_skip "cannot mount tmpfs"
 	: > afile
-	B="$(bin) --log-target stderr --cmdline $PWD/cmdline"
+	B="$(bin) --log-target stderr --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
 	OK="--dev $PWD/dev --run $PWD/run"
-	C="--no-devtmpfs --rules $PWD/rules --subtree /devices/virtual/mem"
+	C="--no-devtmpfs --subtree /devices/virtual/mem"
 	for mode in "daemon" "daemon --foreground" "coldplug" "wait --timeout 1 /dev/null"; do
 		# shellcheck disable=SC2086
 		set -- $mode

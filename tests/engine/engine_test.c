@@ -43,7 +43,8 @@ static void fx_init(struct fx *f, bool coldplug)
 	fs_mkdir_p("modules");
 	cmdline_init(&f->cmdline);
 	log_init(&f->log, LOG_TARGET_STDERR, LOG_DEBUG);
-	f->cfg = (struct engine_config){ .sysfs = "sys", .dev = "dev", .rules_path = "no-rules",
+	f->cfg = (struct engine_config){ .sysfs = "sys", .dev = "dev", .rules_dirs = { "no-rules" },
+					 .nrules_dirs = 1,
 					 .modules_dir = "modules", .coldplug = coldplug,
 					 .no_devtmpfs = true, .workers = 3 };
 	f->seqnum = 1000;

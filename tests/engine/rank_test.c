@@ -123,7 +123,8 @@ static int child(bool root)
 	struct logger log;
 	struct kernel k = { .seqnum = 100 };
 	struct engine e;
-	struct engine_config cfg = { .sysfs = "sys", .dev = "dev", .rules_path = "no-rules",
+	struct engine_config cfg = { .sysfs = "sys", .dev = "dev", .rules_dirs = { "no-rules" },
+				     .nrules_dirs = 1,
 				     .coldplug = true, .no_devtmpfs = true, .workers = 1 };
 
 	if (!kfx_child_trapped() || !getcwd(cwd, sizeof(cwd)) || build_sysfs(&k) < 0)

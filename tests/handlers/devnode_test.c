@@ -20,13 +20,11 @@
 
 #include "handlers/devnode.h"
 #include "util/log.h"
-#include "handlers/perms.h"
 #include "gate/uevent.h"
 
 struct fx {
 	struct devnode d;
 	struct logger log;
-	struct perms rules;
 };
 
 static void require_root(void)
@@ -36,7 +34,7 @@ static void require_root(void)
 }
 
 /* Dev root "dev" in the case's scratch directory; log to ./log. */
-static void fx_init(struct fx *f, bool mknod_mode, const char *rules_text)
+static void fx_init(struct fx *f, bool mknod_mode)
 {
 	require_root();
 	memset(f, 0, sizeof(*f));
@@ -44,18 +42,12 @@ static void fx_init(struct fx *f, bool mknod_mode, const char *rules_text)
 	log_init(&f->log, LOG_TARGET_STDERR, LOG_DEBUG);
 	f->log.fd = open("log", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	ATF_REQUIRE(f->log.fd >= 0);
-	if (rules_text != NULL) {
-		ATF_REQUIRE_EQ(perms_parse(&f->rules, rules_text, strlen(rules_text), "rules",
-					   &f->log), 0);
-		ATF_REQUIRE_EQ(f->rules.errors, 0);
-	}
-	ATF_REQUIRE_EQ(devnode_init(&f->d, "dev", mknod_mode, &f->rules, &f->log), 0);
+	ATF_REQUIRE_EQ(devnode_init(&f->d, "dev", mknod_mode, &f->log), 0);
 }
 
 static void fx_fini(struct fx *f)
 {
 	devnode_fini(&f->d);
-	perms_free(&f->rules);
 	close(f->log.fd);
 }
 
@@ -174,7 +166,7 @@ ATF_TC_BODY(add_block_and_char, tc)
 	struct fx f;
 
 	umask(077); /* must not leak into what we make */
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0",
 			      "DEVMODE=0640", "DEVUID=12", "DEVGID=34"), 0);
 	check_node("dev/sda", S_IFBLK, 8, 0, 0640, 12, 34);
@@ -206,7 +198,7 @@ ATF_TC_BODY(readd_is_idempotent, tc)
 	struct fx f;
 	ino_t ino;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0",
 			      "DEVMODE=0640"), 0);
 	ino = lstat_of("dev/sda").st_ino;
@@ -228,7 +220,7 @@ ATF_TC_BODY(change_applies_devmode, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
 	check_node("dev/sda", S_IFBLK, 8, 0, 0600, 0, 0);
 	ATF_REQUIRE_EQ(HANDLE(&f, "change", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0",
@@ -243,7 +235,7 @@ ATF_TC_BODY(remove_node_and_link, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
 	ATF_REQUIRE(exists("dev/sda") && exists("dev/block/8:0"));
 	ATF_REQUIRE_EQ(HANDLE(&f, "remove", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
@@ -265,7 +257,7 @@ ATF_TC_BODY(remove_keeps_replacement, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/x/sdb", "block", "DEVNAME=sdb", "MAJOR=8",
 			      "MINOR=16"), 0);
@@ -294,7 +286,7 @@ ATF_TC_BODY(add_refuses_foreign, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE(close(open("dev/sda", O_WRONLY | O_CREAT | O_EXCL, 0644)) == 0);
 	ATF_REQUIRE_EQ(mkdir("dev/sdb", 0700), 0);
 	ATF_REQUIRE_EQ(mknod("dev/sdc", S_IFBLK | 0644, makedev(9, 9)), 0);
@@ -319,7 +311,7 @@ ATF_TC_BODY(recorded_node_replaced, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
 	ATF_REQUIRE_EQ(HANDLE(&f, "change", SDA, "block", "DEVNAME=sda", "MAJOR=8",
 			      "MINOR=16"), 0);
@@ -337,7 +329,7 @@ ATF_TC_BODY(move_renames, tc)
 	struct fx f;
 	ino_t ino;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/virtual/misc/old", "misc", "DEVNAME=old",
 			      "MAJOR=10", "MINOR=200", "DEVMODE=0660"), 0);
 	ino = lstat_of("dev/old").st_ino;
@@ -368,7 +360,7 @@ ATF_TC_BODY(nested_devname, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	umask(077);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/pci0000:00/usb1/1-1", "usb",
 			      "DEVNAME=bus/usb/001/002", "MAJOR=189", "MINOR=1",
@@ -402,7 +394,7 @@ ATF_TC_BODY(containment, tc)
 	char *out;
 	char victim[PATH_MAX + 16];
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	out = outside_dir("outside");
 	ATF_REQUIRE_EQ(symlink(out, "dev/evil"), 0);
 	ATF_CHECK_EQ(HANDLE(&f, "add", "/devices/e", "misc", "DEVNAME=evil/x", "MAJOR=1",
@@ -444,7 +436,7 @@ ATF_TC_BODY(containment_links, tc)
 	struct fx f;
 	char *out;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	out = outside_dir("outside");
 	ATF_REQUIRE_EQ(symlink(out, "dev/block"), 0);
 	ATF_CHECK_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), -ELOOP);
@@ -466,7 +458,7 @@ ATF_TC_BODY(link_slot_taken, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(mkdir("dev/block", 0755), 0);
 	ATF_REQUIRE(close(open("dev/block/8:0", O_WRONLY | O_CREAT | O_EXCL, 0600)) == 0);
 	ATF_REQUIRE_EQ(symlink("../elsewhere", "dev/block/8:16"), 0);
@@ -487,7 +479,7 @@ ATF_TC_BODY(link_dir_replaced, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
 	ATF_REQUIRE_EQ(system("rm -r dev/block"), 0);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/x/sdb", "block", "DEVNAME=sdb", "MAJOR=8",
@@ -504,31 +496,32 @@ ATF_TC_BODY(link_dir_replaced, tc)
 	fx_fini(&f);
 }
 
-#define RULES_TEXT        \
-	"block sd* - 6 0660\n" \
-	"block sdb 1 2 -\n"    \
-	"tty tty* - 5 0620\n"
-
-ATF_TC_WITHOUT_HEAD(rules_applied);
-ATF_TC_BODY(rules_applied, tc)
+/* OWNER/GROUP/MODE from the udev rules: applied to the node, kept by later events. */
+ATF_TC_WITHOUT_HEAD(rules_perms_applied);
+ATF_TC_BODY(rules_perms_applied, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, RULES_TEXT);
+	fx_init(&f, true);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0",
 			      "DEVUID=9"), 0);
+	check_node("dev/sda", S_IFBLK, 8, 0, 0600, 9, 0);
+	ATF_REQUIRE_EQ(devnode_set_perms(&f.d, SDA, (uid_t)-1, 6, 0660), 0);
 	check_node("dev/sda", S_IFBLK, 8, 0, 0660, 9, 6);
-	/* last match wins; "-" keeps the event's (here default) mode */
+	/* a change event starts from what the rules decided, not the event's defaults */
+	ATF_REQUIRE_EQ(HANDLE(&f, "change", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
+	check_node("dev/sda", S_IFBLK, 8, 0, 0660, 9, 6);
+	/* only what the rules set changes */
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/x/sdb", "block", "DEVNAME=sdb", "MAJOR=8",
 			      "MINOR=16", "DEVMODE=0640"), 0);
+	ATF_REQUIRE_EQ(devnode_set_perms(&f.d, "/devices/x/sdb", 1, 2, (mode_t)-1), 0);
 	check_node("dev/sdb", S_IFBLK, 8, 16, 0640, 1, 2);
-	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/virtual/tty/tty1", "tty", "DEVNAME=tty1",
-			      "MAJOR=4", "MINOR=1"), 0);
-	check_node("dev/tty1", S_IFCHR, 4, 1, 0620, 0, 5);
-	/* the subsystem must match too */
-	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/virtual/misc/sdx", "misc", "DEVNAME=sdx",
-			      "MAJOR=10", "MINOR=9"), 0);
-	check_node("dev/sdx", S_IFCHR, 10, 9, 0600, 0, 0);
+	/* a device without a node, and a node replaced by something else, are left alone */
+	ATF_CHECK_EQ(devnode_set_perms(&f.d, "/devices/none", 0, 0, 0666), -ENOENT);
+	ATF_REQUIRE_EQ(unlink("dev/sdb"), 0);
+	ATF_REQUIRE_EQ(mknod("dev/sdb", S_IFCHR | 0600, makedev(1, 3)), 0);
+	ATF_CHECK_EQ(devnode_set_perms(&f.d, "/devices/x/sdb", 0, 0, 0666), -EEXIST);
+	check_node("dev/sdb", S_IFCHR, 1, 3, 0600, 0, 0);
 	fx_fini(&f);
 }
 
@@ -538,9 +531,10 @@ ATF_TC_BODY(devtmpfs_mode, tc)
 {
 	struct fx f;
 
-	fx_init(&f, false, RULES_TEXT);
+	fx_init(&f, false);
 	ATF_REQUIRE_EQ(mknod("dev/sda", S_IFBLK | 0600, makedev(8, 0)), 0);
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
+	ATF_REQUIRE_EQ(devnode_set_perms(&f.d, SDA, (uid_t)-1, 6, 0660), 0);
 	check_node("dev/sda", S_IFBLK, 8, 0, 0660, 0, 6);
 	ATF_CHECK_STREQ(link_of("dev/block/8:0"), "../sda");
 	/* no node, no mknod (and no directories either); the link is still made */
@@ -574,7 +568,7 @@ ATF_TC_BODY(prune_gone_devices, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	mkdirs("sys/devices/a/sda");
 	mkdirs("sys/devices/b/sdb");
 	ATF_REQUIRE_EQ(HANDLE(&f, "add", "/devices/a/sda", "block", "DEVNAME=sda", "MAJOR=8",
@@ -598,7 +592,7 @@ ATF_TC_BODY(ignored_events, tc)
 {
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	ATF_CHECK_EQ(HANDLE(&f, "add", "/devices/pci0000:00/0000:00:01.0", "pci",
 			    "MODALIAS=pci:v00008086d00001237sv00000000sd00000000bc06sc00i00"), 0);
 	ATF_CHECK_EQ(HANDLE(&f, "bind", SDA, "block", "DEVNAME=sda", "MAJOR=8", "MINOR=0"), 0);
@@ -638,7 +632,7 @@ ATF_TC_BODY(concurrent_adds, tc)
 	pthread_t t[4];
 	struct fx f;
 
-	fx_init(&f, true, NULL);
+	fx_init(&f, true);
 	for (int i = 0; i < 4; i++) {
 		w[i] = (struct worker){ &f, i, 0 };
 		ATF_REQUIRE_EQ(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
@@ -669,7 +663,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, containment_links);
 	ATF_TP_ADD_TC(tp, link_slot_taken);
 	ATF_TP_ADD_TC(tp, link_dir_replaced);
-	ATF_TP_ADD_TC(tp, rules_applied);
+	ATF_TP_ADD_TC(tp, rules_perms_applied);
 	ATF_TP_ADD_TC(tp, devtmpfs_mode);
 	ATF_TP_ADD_TC(tp, prune_gone_devices);
 	ATF_TP_ADD_TC(tp, ignored_events);

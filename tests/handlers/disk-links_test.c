@@ -363,7 +363,7 @@ ATF_TC_BODY(conflict_removable, tc)
 			     "removable)"), "%s", log);
 	free(log);
 	disk_links_foreach_conflict(&f.l, count_conflict, seen);
-	ATF_CHECK_STREQ(seen, "by-uuid/root:vda1>sda2;");
+	ATF_CHECK_STREQ(seen, "disk/by-uuid/root:vda1>sda2;");
 	/* a higher priority still decides */
 	ATF_REQUIRE_EQ(upd_removable(&f, "/devices/pci/0000:00:01.2/usb1/1-1", "sda2", 10,
 				     "by-uuid/root", NULL), 0);

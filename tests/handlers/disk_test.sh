@@ -11,8 +11,8 @@ setup_root() {
 	mkdir dev run
 	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
 	: > cmdline
-	: > rules
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline"
+	mkdir udev-rules
+	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
 	: > loops
 }
 
@@ -63,7 +63,7 @@ links_and_hostile_labels_body() {
 	mkimg e.img '\377\376bad-utf8' 0a0a0a0a-0000-4000-8000-000000000005
 	mkimg f.img '0123456789abcdef' 0a0a0a0a-0000-4000-8000-000000000006
 	for i in a b c d e f; do attach $i.img > /dev/null; done
-	atf_check -s exit:0 -e ignore $ID coldplug --no-devtmpfs --rules "$PWD/rules" $(subtrees)
+	atf_check -s exit:0 -e ignore $ID coldplug --no-devtmpfs $(subtrees)
 	n=0
 	while read -r l; do
 		n=$((n + 1))
@@ -98,7 +98,7 @@ detach_and_reattach_body() {
 	mkimg one.img 'first' 0b0b0b0b-0000-4000-8000-000000000001
 	mkimg two.img 'second' 0b0b0b0b-0000-4000-8000-000000000002
 	l=$(attach one.img)
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --rules "$PWD/rules" $(subtrees)
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
 	atf_check -s exit:0 $ID settle --timeout 30
 	expect_link by-label first "$l"
 	losetup -d "$l"   # the kernel empties the device and sends change
@@ -131,10 +131,10 @@ wait_without_daemon_body() {
 	mkimg w.img 'waitme' 0c0c0c0c-0000-4000-8000-000000000001
 	l=$(attach w.img)
 	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" -e ignore \
-		$ID wait --timeout 20 --no-devtmpfs --rules "$PWD/rules" $(subtrees) \
+		$ID wait --timeout 20 --no-devtmpfs $(subtrees) \
 		UUID=0c0c0c0c-0000-4000-8000-000000000001
 	atf_check -s exit:1 -e match:'LABEL=typo did not appear' -e match:'LABEL="waitme"' \
-		$ID wait --timeout 2 --no-devtmpfs --rules "$PWD/rules" $(subtrees) LABEL=typo
+		$ID wait --timeout 2 --no-devtmpfs $(subtrees) LABEL=typo
 	atf_check -s exit:2 -e match:'bad spec' $ID wait /dev/../etc/passwd
 	[ ! -e run/pid ] || atf_fail "wait left state behind"
 }
@@ -152,7 +152,7 @@ udevadm_compat_body() {
 	l=$(attach u.img)
 	ln -s "$(bin)" udevadm
 	export INITDEV_RUN_DIR="$PWD/run"
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules" $(subtrees)
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug $(subtrees)
 	atf_check -s exit:0 ./udevadm control --reload
 	atf_check -s exit:0 ./udevadm control --property=hookdir=/lib/dracut/hooks
 	atf_check -s exit:0 ./udevadm trigger --type=subsystems --action=add
@@ -179,7 +179,7 @@ udevadm_compat_cleanup() { cleanup_root; }
 # busy_daemon: a daemon that needs seconds to settle: every event takes 150 ms
 # on its one worker, and 20 events are handed to it
 busy_daemon() {
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug --rules "$PWD/rules" \
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug \
 		--workers 1 --test-delay-ms 150
 	for _ in 1 2 3 4; do
 		for d in null zero full random urandom; do
@@ -241,7 +241,7 @@ cloned_uuid_first_keeps_body() {
 	low=$(attach one.img)
 	high=$(attach two.img)
 	# the higher devpath is announced first (its subtree alone is coldplugged)
-	$ID daemon --foreground --no-devtmpfs --rules "$PWD/rules" \
+	$ID daemon --foreground --no-devtmpfs \
 		--subtree "/devices/virtual/block/$(basename "$high")" 2> daemon.log &
 	i=0
 	while [ ! -S run/control ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+#include "handlers/rules.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/builtins.h"
+#include "util/escape.h"
+
+#define ENV_MAX (UEVENT_ENV_MAX_VARS + 24)
+
+struct rules_loaded {
+	struct rules rules;
+	unsigned int refs; /* under the handler's lock */
+};
+
+static const char *const default_dirs[] = RULES_DIRS_DEFAULT;
+
+/* ---- loading and reloading ------------------------------------------ */
+
+static void diag(void *u, int prio, const char *file, unsigned int line, const char *msg)
+{
+	const struct logger *log = u;
+	char x[512];
+
+	if (log)
+		log_msg(log, prio <= LOG_ERR ? LOG_WARNING : LOG_DEBUG, "%s:%u: %s", file, line,
+			escape_log(x, sizeof(x), msg, strlen(msg)));
+}
+
+static int load(struct rules_handler *h, struct rules_loaded **out)
+{
+	struct rules_diag d = { diag, (void *)h->log };
+	struct rules_loaded *l = calloc(1, sizeof(*l));
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	rules_init(&l->rules, h->log, &d);
+	r = rules_load_dirs(&l->rules, h->dirs);
+	if (r < 0) {
+		rules_free(&l->rules);
+		free(l);
+		return log_errno(h->log, LOG_ERR, r, "rules: cannot load");
+	}
+	l->refs = 1;
+	*out = l;
+	log_msg(h->log, LOG_INFO, "rules: %zu files, %zu lines%s", l->rules.nfiles, l->rules.nlines,
+		l->rules.errors ? " (some lines ignored, see above)" : "");
+	return 0;
+}
+
+static void put(struct rules_handler *h, struct rules_loaded *l)
+{
+	bool last;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&h->lock);
+	last = --l->refs == 0;
+	pthread_mutex_unlock(&h->lock);
+	if (last) {
+		rules_free(&l->rules);
+		free(l);
+	}
+}
+
+static struct rules_loaded *get(struct rules_handler *h)
+{
+	struct rules_loaded *l;
+
+	pthread_mutex_lock(&h->lock);
+	l = h->current;
+	if (l)
+		l->refs++;
+	pthread_mutex_unlock(&h->lock);
+	return l;
+}
+
+int rules_handler_reload(struct rules_handler *h)
+{
+	struct rules_loaded *l, *old;
+	int r = load(h, &l);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&h->lock);
+	old = h->current;
+	h->current = l;
+	h->stats.reloads++;
+	pthread_mutex_unlock(&h->lock);
+	put(h, old);
+	return 0;
+}
+
+int rules_handler_init(struct rules_handler *h, const struct rules_handler_config *cfg,
+		       struct devnode *devnode, struct disk_links *links, struct modload *modload,
+		       const struct logger *log)
+{
+	unsigned int t = cfg->timeout_sec ? cfg->timeout_sec : RULES_EVENT_TIMEOUT_DEFAULT;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	h->log = log;
+	h->dirs = cfg->dirs ? cfg->dirs : default_dirs;
+	h->devnode = devnode;
+	h->links = links;
+	h->modload = modload;
+	h->timeout_usec = (uint64_t)t * 1000000ULL;
+	/* udev's helper directory: /usr/lib/udev where /lib is merged into /usr */
+	h->libexec = access("/usr/lib/udev", F_OK) == 0 ? "/usr/lib/udev" : "/lib/udev";
+	h->sys.fd = -1;
+	pthread_mutex_init(&h->lock, NULL);
+	rules_db_init(&h->db);
+	h->sysfs = strdup(cfg->sysfs);
+	h->dev = strdup(cfg->dev ? cfg->dev : "/dev");
+	h->cmdline = strdup(cfg->cmdline ? cfg->cmdline : "");
+	if (!h->sysfs || !h->dev || !h->cmdline)
+		return -ENOMEM;
+	r = sysdev_root_open(&h->sys, cfg->sysfs);
+	if (r < 0)
+		return log_errno(log, LOG_ERR, r, "rules: %s", cfg->sysfs);
+	return load(h, &h->current);
+}
+
+void rules_handler_fini(struct rules_handler *h)
+{
+	put(h, h->current);
+	h->current = NULL;
+	props_clear(&h->global);
+	rules_db_fini(&h->db);
+	sysdev_root_close(&h->sys);
+	pthread_mutex_destroy(&h->lock);
+	free(h->sysfs);
+	free(h->dev);
+	free(h->cmdline);
+	h->sysfs = h->dev = h->cmdline = NULL;
+}
+
+int rules_handler_set_property(struct rules_handler *h, const char *key, const char *value)
+{
+	int r;
+
+	pthread_mutex_lock(&h->lock);
+	r = props_set(&h->global, key, value, false);
+	pthread_mutex_unlock(&h->lock);
+	return r;
+}
+
+size_t rules_handler_lines(struct rules_handler *h)
+{
+	struct rules_loaded *l = get(h);
+	size_t n = l ? l->rules.nlines : 0;
+
+	put(h, l);
+	return n;
+}
+
+void rules_handler_snapshot(struct rules_handler *h, struct rules_handler_stats *s)
+{
+	pthread_mutex_lock(&h->lock);
+	*s = h->stats;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- one event -------------------------------------------------------- */
+
+#define NATIVE_MAX 32
+
+struct call {
+	struct rules_handler *h;
+	struct modload_worker *kmod; /* this worker's libkmod context, or NULL */
+	struct disk_links_device_info info;
+	bool probed;                            /* info holds the native probe of this device */
+	char native[NATIVE_MAX][LINK_NAME_MAX]; /* its native links ("disk/by-uuid/X") */
+	size_t nnative;
+};
+
+static int load_module(void *u, const char *name, bool alias)
+{
+	struct call *c = u;
+
+	if (!c->kmod)
+		return -EOPNOTSUPP;
+	return alias ? modload_alias(c->kmod, name) : modload_name(c->kmod, name);
+}
+
+static bool native_probe(void *u, const char *devpath, struct probe_result *out)
+{
+	struct call *c = u;
+
+	(void)devpath;
+	if (!c->probed)
+		return false;
+	*out = c->info.probe;
+	return true;
+}
+
+/*
+ * The event's KEY=VALUE list, then what the native block handler found
+ * (udev's 60-persistent-storage.rules would have imported it with blkid,
+ * and named these links: they are in DEVLINKS, as in udev).
+ */
+static int event_from(struct call *c, const struct uevent *ev, const struct rules_record *old,
+		      struct rules_event *out)
+{
+	const char *env[ENV_MAX];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < ev->nenv && n < UEVENT_ENV_MAX_VARS; i++)
+		env[n++] = ev->env[i];
+	r = rules_event_init(out, env, n, old);
+	if (r == 0 && c->probed && ev->action != UEVENT_REMOVE)
+		r = rules_blkid_props(out, &c->info.probe);
+	for (size_t i = 0; r >= 0 && i < c->nnative; i++) {
+		char name[LINK_NAME_MAX + 8];
+
+		snprintf(name, sizeof(name), "/dev/%s", c->native[i]);
+		r = strv_add(&out->links, name);
+	}
+	if (r >= 0)
+		r = rules_event_finish(out);
+	if (r < 0)
+		rules_event_free(out);
+	return r;
+}
+
+/* SYMLINK results go through the link table, relative to --dev. */
+static void apply_links(struct call *c, const struct uevent *ev, struct rules_event *re)
+{
+	const char *names[STRV_MAX];
+	struct disk_links_device_info info = { .major = ev->major, .minor = ev->minor };
+	size_t n = 0;
+
+	if (!ev->devname || !ev->has_devnum)
+		return;
+	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
+	for (size_t i = 0; i < re->links.n; i++) {
+		const char *name = re->links.v[i] + strlen("/dev/");
+		bool native = false;
+
+		for (size_t j = 0; j < c->nnative && !native; j++)
+			native = strcmp(name, c->native[j]) == 0;
+		if (native)
+			continue; /* the disk handler keeps it */
+		if (rules_link_valid(re->links.v[i]))
+			names[n++] = name;
+		else
+			log_msg(c->h->log, LOG_WARNING,
+				"%s: rules link refused (not a plain name "
+				"below /dev)",
+				ev->devpath);
+	}
+	(void)disk_links_update_rules(c->h->links, ev->devpath, &info, re->link_priority, names, n);
+}
+
+static void apply_results(struct call *c, const struct uevent *ev, struct rules_event *re)
+{
+	struct rules_handler *h = c->h;
+
+	if (ev->action == UEVENT_REMOVE) {
+		(void)disk_links_remove(h->links, ev->devpath);
+	} else {
+		apply_links(c, ev, re);
+		if (re->uid != (uid_t)-1 || re->gid != (gid_t)-1 || re->mode != (mode_t)-1)
+			(void)devnode_set_perms(h->devnode, ev->devpath, re->uid, re->gid,
+						rules_event_mode(re));
+	}
+	if (rules_db_store(&h->db, re) < 0)
+		log_msg(h->log, LOG_WARNING, "%s: rules: out of memory keeping its properties",
+			ev->devpath);
+}
+
+static void run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
+{
+	struct rules_handler *h = c->h;
+	struct rules_builtins b = { .sysfs = h->sysfs,
+				    .dev = h->dev,
+				    .log = h->log,
+				    .load = load_module,
+				    .load_u = c,
+				    .probed = native_probe,
+				    .probed_u = c,
+				    .warned = __atomic_load_n(&h->builtin_warned,
+							      __ATOMIC_RELAXED) };
+	struct rules_ctx ctx = { .sys = &h->sys,
+				 .sysfs = h->sysfs,
+				 .cmdline = h->cmdline,
+				 .libexec = h->libexec,
+				 .builtin = rules_builtins_run,
+				 .u = &b,
+				 .record = rules_db_get,
+				 .record_u = &h->db,
+				 .log = h->log,
+				 .deadline_usec = now_monotonic_usec() + h->timeout_usec };
+	struct rules_record old = { 0 };
+	bool have_old = rules_db_get(&h->db, ev->devpath, &old);
+	struct props global = PROPS_INIT;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->global.n > 0 && props_copy(&global, &h->global) == 0)
+		ctx.global = &global;
+	pthread_mutex_unlock(&h->lock);
+	struct rules_event re;
+	unsigned int failed;
+
+	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
+	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
+	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
+		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
+		goto out;
+	}
+	if (rules_apply(rules, &ctx, &re) < 0)
+		log_msg(h->log, LOG_WARNING, "%s: rules: a bound was hit, results so far kept",
+			ev->devpath);
+	(void)rules_event_finish(&re);
+	apply_results(c, ev, &re);
+	failed = rules_run_list(&ctx, &re);
+	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&h->lock);
+	h->stats.events++;
+	h->stats.runs += re.nrun;
+	h->stats.run_failures += failed;
+	pthread_mutex_unlock(&h->lock);
+	rules_event_free(&re);
+out:
+	props_clear(&global);
+	if (have_old)
+		rules_record_free(&old);
+}
+
+/* ---- the handler contract ------------------------------------------- */
+
+static bool may_block(void *ctx, const struct uevent *ev)
+{
+	(void)ev;
+	/* rules run programs and read devices: never on the main thread */
+	return rules_handler_lines(ctx) > 0;
+}
+
+static void handle(void *ctx, const struct handler_call *call)
+{
+	struct rules_handler *h = ctx;
+	struct rules_loaded *l = get(h);
+	struct call c = { .h = h, .kmod = call->worker };
+
+	if (l && l->rules.nlines > 0)
+		run_event(&c, &l->rules, call->ev);
+	put(h, l);
+}
+
+static void *worker_new(void *ctx)
+{
+	struct rules_handler *h = ctx;
+	struct modload_worker *w;
+
+	if (!h->modload || !(w = calloc(1, sizeof(*w))))
+		return NULL;
+	modload_worker_init(w, h->modload);
+	return w;
+}
+
+static void worker_free(void *worker)
+{
+	if (!worker)
+		return;
+	modload_worker_fini(worker);
+	free(worker);
+}
+
+static int reload(void *ctx)
+{
+	return rules_handler_reload(ctx);
+}
+
+static int set_property(void *ctx, const char *key, const char *value)
+{
+	return rules_handler_set_property(ctx, key, value);
+}
+
+const struct handler_ops rules_handler = {
+	.name = "rules",
+	.may_block = may_block,
+	.handle = handle,
+	.worker_new = worker_new,
+	.worker_free = worker_free,
+	.reload = reload,
+	.set_property = set_property,
+};

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The udev rules handler: the rules files (udev's directories, or the ones
+ * configured) parsed once, applied to every event after the native
+ * handlers of that event, with their results carried out the way initdev
+ * does its own: SYMLINK through the link table (under --dev only,
+ * link_priority honoured), OWNER/GROUP/MODE through devnode, properties
+ * kept per device (IMPORT{db}), RUN programs after everything else on the
+ * event's worker, bounded by rd.initdev.event_timeout= (udev's 180 s).
+ * The event counts as handled (settle waits for it) when its RUN programs
+ * are done. Reload swaps in a new parse; events in flight keep the old one.
+ * Thread-safe.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "handlers/devnode.h"
+#include "handlers/disk-links.h"
+#include "handlers/handler.h"
+#include "handlers/modload.h"
+#include "rules/db.h"
+#include "rules/rules.h"
+#include "util/log.h"
+#include "util/sysdev.h"
+
+#define RULES_EVENT_TIMEOUT_DEFAULT 180
+
+struct rules_handler_config {
+	const char *sysfs;
+	const char *dev;          /* where device nodes are (blkid opens them there) */
+	const char *const *dirs;  /* NULL: udev's directories */
+	const char *cmdline;      /* the kernel command line text (IMPORT{cmdline}) */
+	unsigned int timeout_sec; /* per event; 0: RULES_EVENT_TIMEOUT_DEFAULT */
+};
+
+struct rules_handler_stats {
+	uint64_t events;       /* events the rules were applied to */
+	uint64_t runs;         /* RUN entries carried out */
+	uint64_t run_failures; /* of those, failed (logged) */
+	uint64_t reloads;
+};
+
+struct rules_loaded; /* one parse of the rules, shared by the events using it */
+
+struct rules_handler {
+	const struct logger *log;
+	char *sysfs;
+	char *dev;
+	const char *const *dirs;
+	char *cmdline;
+	const char *libexec;
+	uint64_t timeout_usec;
+	struct sysdev_root sys;
+	struct devnode *devnode;
+	struct disk_links *links;
+	struct modload *modload;
+	struct rules_db db;
+	pthread_mutex_t lock; /* guards current and stats */
+	struct rules_loaded *current;
+	struct props global; /* udevadm control --property */
+	struct rules_handler_stats stats;
+	unsigned int builtin_warned;
+};
+
+/* Load the rules. 0, or -errno (logged). A missing directory is no rules. */
+int rules_handler_init(struct rules_handler *h, const struct rules_handler_config *cfg,
+		       struct devnode *devnode, struct disk_links *links, struct modload *modload,
+		       const struct logger *log);
+void rules_handler_fini(struct rules_handler *h);
+
+/* Parse the rules files again (udevadm control --reload). 0 or -errno (logged). */
+int rules_handler_reload(struct rules_handler *h);
+
+/* A global property (udevadm control --property); value NULL removes it. 0 or -errno. */
+int rules_handler_set_property(struct rules_handler *h, const char *key, const char *value);
+
+/* How many rules lines are loaded now. */
+size_t rules_handler_lines(struct rules_handler *h);
+
+void rules_handler_snapshot(struct rules_handler *h, struct rules_handler_stats *s);
+
+extern const struct handler_ops rules_handler;

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#include "rules/builtins.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "handlers/blkid-probe.h"
+#include "names/path-id.h"
+
+static int set(struct rules_event *ev, const char *key, const char *value)
+{
+	return value[0] ? props_set(&ev->props, key, value, true) : 0;
+}
+
+int rules_blkid_props(struct rules_event *ev, const struct probe_result *p)
+{
+	char num[16], enc[PROBE_ENC_MAX];
+	int r = 0;
+
+	r = r ?: set(ev, "ID_FS_UUID", p->fs_uuid);
+	r = r ?: set(ev, "ID_FS_UUID_ENC", p->fs_uuid_enc);
+	r = r ?: set(ev, "ID_FS_UUID_SUB", p->fs_uuid_sub);
+	if (r == 0 && p->fs_uuid_sub[0] && probe_encode(p->fs_uuid_sub, enc, sizeof(enc)) == 0)
+		r = set(ev, "ID_FS_UUID_SUB_ENC", enc);
+	r = r ?: set(ev, "ID_FS_LABEL", p->fs_label);
+	r = r ?: set(ev, "ID_FS_LABEL_ENC", p->fs_label_enc);
+	r = r ?: set(ev, "ID_FS_VERSION", p->fs_version);
+	r = r ?: set(ev, "ID_FS_TYPE", p->fs_type);
+	r = r ?: set(ev, "ID_FS_USAGE", p->fs_usage);
+	r = r ?: set(ev, "ID_PART_TABLE_UUID", p->pt_uuid);
+	r = r ?: set(ev, "ID_PART_TABLE_TYPE", p->pt_type);
+	if (r || !p->has_part_entry)
+		return r;
+	snprintf(num, sizeof(num), "%u", p->part_number);
+	r = r ?: set(ev, "ID_PART_ENTRY_SCHEME", p->part_scheme);
+	r = r ?: set(ev, "ID_PART_ENTRY_NAME", p->part_name_enc);
+	r = r ?: set(ev, "ID_PART_ENTRY_UUID", p->part_uuid);
+	r = r ?: set(ev, "ID_PART_ENTRY_TYPE", p->part_type);
+	r = r ?: set(ev, "ID_PART_ENTRY_NUMBER", num);
+	return r;
+}
+
+static int builtin_blkid(struct rules_builtins *b, struct rules_event *ev)
+{
+	char path[RULES_PATH_MAX];
+	struct probe_result p;
+	int fd, r;
+
+	if (!ev->devname[0])
+		return -ENODEV;
+	if (b->probed && b->probed(b->probed_u, ev->devpath, &p))
+		return rules_blkid_props(ev, &p);
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", b->dev, ev->devname + 4) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = probe_fd(fd, &p);
+	close(fd);
+	return r < 0 ? r : rules_blkid_props(ev, &p);
+}
+
+/* udev's ID_PATH_TAG: [0-9A-Za-z-] kept, other runs one '_', none leading or trailing. */
+static void path_tag(const char *path, char *tag, size_t size)
+{
+	size_t i = 0;
+
+	for (const char *p = path; *p && i + 1 < size; p++) {
+		if ((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= 'a' && *p <= 'z') || *p == '-')
+			tag[i++] = *p;
+		else if (i > 0 && tag[i - 1] != '_')
+			tag[i++] = '_';
+	}
+	while (i > 0 && tag[i - 1] == '_')
+		i--;
+	tag[i] = '\0';
+}
+
+static int builtin_path_id(struct rules_builtins *b, struct rules_event *ev)
+{
+	char path[PATH_ID_MAX], compat[PATH_ID_MAX], tag[PATH_ID_MAX];
+	int r = path_id_full(b->sysfs, ev->devpath, path, sizeof(path), compat);
+
+	if (r < 0)
+		return r;
+	path_tag(path, tag, sizeof(tag));
+	r = set(ev, "ID_PATH", path);
+	r = r ?: set(ev, "ID_PATH_TAG", tag);
+	r = r ?: set(ev, "ID_PATH_ATA_COMPAT", compat);
+	return r;
+}
+
+static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int argc, char **argv)
+{
+	const char *alias = props_get(&ev->props, "MODALIAS");
+	int r = 0;
+
+	if (argc < 2 || strcmp(argv[1], "load") != 0)
+		return -EINVAL;
+	if (!b->load)
+		return -EOPNOTSUPP;
+	if (argc == 2)
+		return alias ? b->load(b->load_u, alias, true) : -ENOENT;
+	for (int i = 2; i < argc; i++)
+		r = b->load(b->load_u, argv[i], false) ?: r;
+	return 0;
+}
+
+int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which, int argc,
+		       char **argv)
+{
+	struct rules_builtins *b = u;
+	unsigned int bit = 1U << which;
+
+	switch (which) {
+	case RB_BLKID: return builtin_blkid(b, ev);
+	case RB_PATH_ID: return builtin_path_id(b, ev);
+	case RB_KMOD: return builtin_kmod(b, ev, argc, argv);
+	default:
+		if (!(__atomic_fetch_or(&b->warned, bit, __ATOMIC_RELAXED) & bit) && b->log)
+			log_msg(b->log, LOG_WARNING,
+				"udev builtin '%s' is not available in initdev: "
+				"it fails, as a failing builtin does in udev (logged once)",
+				rules_builtin_name(which));
+		return -EOPNOTSUPP;
+	}
+}

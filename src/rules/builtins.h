@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * initdev's implementations of udev's builtins for the rules: blkid (the
+ * native probe, udev's property names), path_id (the native by-path code),
+ * kmod load (through a loader the caller supplies). The others udev has
+ * (hwdb, input_id, net_id, keyboard, usb_id, ...) fail as a failing
+ * builtin fails in udev, each logged once.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "handlers/blkid-probe.h"
+#include "rules/rules.h"
+
+struct rules_builtins {
+	const char *sysfs;
+	const char *dev; /* the --dev root: where DEVNAME's node is */
+	const struct logger *log;
+	/* kmod load: name is a module (alias false) or a MODALIAS; NULL: fails */
+	int (*load)(void *u, const char *name, bool alias);
+	void *load_u;
+	/* blkid: what the native probe found for devpath already; NULL or false: probe */
+	bool (*probed)(void *u, const char *devpath, struct probe_result *out);
+	void *probed_u;
+	unsigned int warned; /* builtins whose absence was logged (atomic) */
+};
+
+/* udev's blkid builtin properties (ID_FS_*, ID_PART_*) of a probe result. */
+int rules_blkid_props(struct rules_event *ev, const struct probe_result *p);
+
+/* A rules_builtin_fn: pass a struct rules_builtins * as u. */
+int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin b, int argc,
+		       char **argv);
