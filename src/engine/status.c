@@ -56,6 +56,8 @@ static void events(struct out *o, const struct engine_stats *s)
 	num(o, "rescans", s->rescans);
 	num(o, "queued", s->in_hand);
 	num(o, "in_hand_max", s->in_hand_max);
+	num(o, "given_back", s->given_back);
+	num(o, "abandoned", s->abandoned);
 	num(o, "first_seqnum", s->first_seqnum);
 	num(o, "last_seqnum", s->last_seqnum);
 	close_group(o);
