@@ -38,9 +38,10 @@ scale_cmdline() (
 # Kernel command line words for every scale boot: the kernel's own messages
 # (six lines a disk) stay off the serial console, whose speed would
 # otherwise be measured; the log buffer keeps them all, and the marks, for
-# the root to read.
+# the root to read; /dev/kmsg is not rate limited (by default a writer that
+# keeps it open, as the daemon does, loses lines past 10 in 5 s).
 # shellcheck disable=SC2034
-SCALE_APPEND="loglevel=4 log_buf_len=16M"
+SCALE_APPEND="loglevel=4 log_buf_len=16M printk.devkmsg=on"
 
 # scale_mem_mb N: guest memory for N disks (REFERENCE.md §9: about 3 GiB
 # at 1,024 disks; the generic image alone takes ~400 MiB unpacked).
@@ -65,7 +66,8 @@ scale_mem_mb() {
 #   init.sh's bare `udevadm settle` (after coldplug) give up after S seconds
 #   instead of udevadm's 120: the boot then goes on, as on a machine whose
 #   disks take longer than the settle timeout, and hands over while the
-#   device manager is still busy.
+#   device manager is still busy; with `scale.trace=1` it marks the start
+#   and end (with the exit code) of every udevadm call in the kernel log.
 scale_hooks() (
 	tmp=$(mktemp -d "$1/.hooks.XXXXXX") || return 1
 	for h in pre-udev pre-mount pre-pivot; do
@@ -73,16 +75,21 @@ scale_hooks() (
 	done
 	cat > "$tmp/settle-bound.sh" <<'HOOK' || return 1
 #!/bin/sh
-# scale test instrumentation: scale.settle=S bounds the settle after coldplug
+# scale test instrumentation: scale.settle=S bounds the settle after
+# coldplug; scale.trace=1 marks every udevadm call's start and end
 _scale_settle=$(getarg scale.settle=)
-if [ -n "$_scale_settle" ]; then
+_scale_trace=$(getarg scale.trace=)
+if [ -n "$_scale_settle$_scale_trace" ]; then
 	udevadm() {
-		if [ $# -eq 1 ] && [ "$1" = settle ]; then
+		if [ -n "$_scale_settle" ] && [ $# -eq 1 ] && [ "$1" = settle ]; then
 			echo "scale-mark settle-bounded $_scale_settle" > /dev/kmsg
-			command udevadm settle --timeout="$_scale_settle"
-			return
+			set -- settle --timeout="$_scale_settle"
 		fi
+		[ -n "$_scale_trace" ] && echo "scale-mark udevadm $*" > /dev/kmsg
 		command udevadm "$@"
+		set -- $? "$@"
+		[ -n "$_scale_trace" ] && echo "scale-mark udevadm-end $*" > /dev/kmsg
+		return "$1"
 	}
 fi
 HOOK
@@ -119,15 +126,18 @@ HOOK
 # to /run/scale.report, then onto the report disk (/dev/vdb), NUL padded;
 # short lines go to the console as well. What it reports (SCALE-* lines):
 # its start (ROOT, guest uptime), what is left of initdev and udevd from the
-# initramfs (PROC), the kernel's SEQNUM, initdev's status.json and the
+# initramfs (PROC: pid, comm, state, argv[0]), the kernel's SEQNUM,
+# initdev's status.json and the
 # test status hook's text, the kernel log's marks and handoff lines, every
 # /dev/disk/by-* link as the initramfs left it (LINK initramfs NAME TARGET),
-# and each sd disk's diskseq (DISK) and device number (DEVNUM). With
+# and how many of scsi_debug's disks exist (DISKS-AT-ROOT). With
 # `scale.udevd=1` on the command line it then starts Debian's systemd-udevd
-# through `initdev adopt`, triggers and settles as systemd-udev-trigger.service
-# does (TRIGGER-SEQNUM: the kernel's SEQNUM before the trigger), lists the
-# links again (LINK udevd ...) and, from udevd's database, the SEQNUM of the
-# first event udevd handled for each disk (FIRST MAJ:MIN SEQNUM).
+# through `initdev adopt`, waits for the kernel's scan to make every disk,
+# triggers and settles as systemd-udev-trigger.service does (TRIGGER-SEQNUM:
+# the kernel's SEQNUM before the trigger), lists the links again (LINK udevd
+# ...) and, from udevd's database, the SEQNUM of the first event udevd
+# handled for each disk (FIRST MAJ:MIN SEQNUM). Last, each sd disk's
+# diskseq (DISK) and device number (DEVNUM), and their count (DISKS).
 scale_write_init() {
 	cat > "$1" <<'EOF'
 #!/bin/sh
@@ -145,7 +155,8 @@ say "ROOT $up"
 for p in /proc/[0-9]*; do
 	comm=$(cat "$p/comm" 2> /dev/null) || continue
 	case $comm in *initdev* | *udev*) ;; *) continue ;; esac
-	say "PROC ${p#/proc/} $comm $({ tr '\0' '\n' < "$p/cmdline"; } 2> /dev/null | head -n 1)"
+	state=$(sed 's/.*) //; s/ .*//' "$p/stat" 2> /dev/null)
+	say "PROC ${p#/proc/} $comm $state $({ tr '\0' '\n' < "$p/cmdline"; } 2> /dev/null | head -n 1)"
 done
 say "SEQNUM $(cat /sys/kernel/uevent_seqnum)"
 [ -f /run/initdev/status.json ] && say "STATUS $(cat /run/initdev/status.json)"
@@ -165,11 +176,22 @@ list() {
 	done
 }
 list initramfs
-grep -H . /sys/block/sd*/diskseq 2> /dev/null |
-	sed -n 's|^/sys/block/\([^/]*\)/diskseq:\(.*\)|SCALE-DISK \1 \2|p' >> $R
-grep -H . /sys/block/sd*/dev 2> /dev/null |
-	sed -n 's|^/sys/block/\([^/]*\)/dev:\(.*\)|SCALE-DEVNUM \1 \2|p' >> $R
-say "DISKS $(ls -d /sys/block/sd* 2> /dev/null | wc -l)"
+# disks() : how many sd disks the kernel has made so far
+disks() { ls -d /sys/block/sd* 2> /dev/null | wc -l; }
+# the disks scsi_debug makes: num_tgts x max_luns
+want=1
+for w in $(cat /proc/cmdline); do
+	case $w in scsi_debug.num_tgts=* | scsi_debug.max_luns=*) want=$((want * ${w#*=})) ;; esac
+done
+say "DISKS-AT-ROOT $(disks) of $want"
+# list_disks: each sd disk's diskseq and device number
+list_disks() {
+	grep -H . /sys/block/sd*/diskseq 2> /dev/null |
+		sed -n 's|^/sys/block/\([^/]*\)/diskseq:\(.*\)|SCALE-DISK \1 \2|p' >> $R
+	grep -H . /sys/block/sd*/dev 2> /dev/null |
+		sed -n 's|^/sys/block/\([^/]*\)/dev:\(.*\)|SCALE-DEVNUM \1 \2|p' >> $R
+	say "DISKS $(disks)"
+}
 case " $(cat /proc/cmdline) " in
 *" scale.udevd=1 "*)
 	mkdir -p /run/udev
@@ -177,6 +199,10 @@ case " $(cat /proc/cmdline) " in
 	c=0
 	while [ ! -S /run/udev/control ] && [ $c -lt 1200 ]; do sleep 0.1; c=$((c + 1)); done
 	say "UDEVD control after ${c}00ms"
+	# the kernel may still be scanning: all disks there before the trigger
+	c=0
+	while [ "$(disks)" -lt "$want" ] && [ $c -lt 1800 ]; do sleep 0.5; c=$((c + 1)); done
+	say "SCAN done after $((c / 2)) s in the root"
 	say "TRIGGER-SEQNUM $(cat /sys/kernel/uevent_seqnum)"
 	read -r t0 _ < /proc/uptime
 	udevadm trigger --type=subsystems --action=add
@@ -197,6 +223,7 @@ case " $(cat /proc/cmdline) " in
 	done
 	udevadm control --exit ;;
 esac
+list_disks
 say END
 if [ -b /dev/vdb ]; then
 	cat $R > /dev/vdb

@@ -9,16 +9,19 @@
 #
 # handoff_under_load (issue 16): slow disks (scsi_debug.max_queue=1); the
 #   initramfs gives up waiting for them and switches root while initdev is
-#   still busy, so `udevadm control --exit` hands over a socket full of
-#   events. The real root starts Debian's systemd-udevd through `initdev
-#   adopt`, triggers and settles. Asserted: the handoff took less than
-#   EXIT_BOUND_S of guest time; nothing of initdev but the holder survived
-#   switch_root; status.json's SEQNUM range, untriggered count and counters
-#   are sane; the handed queue starts right after the last event initdev
-#   took (no event lost between the two); every disk was handled by
-#   initdev in the initramfs or, from a handed event, by udevd (its
-#   database records the first event it handled per disk); after udevd
-#   settles, every disk has its by-id (scsi- and wwn-) and by-diskseq links.
+#   still busy (module loads included, which the kernel holds until its
+#   SCSI scan is over), so `udevadm control --exit` hands over a socket
+#   full of events. The real root starts Debian's systemd-udevd through
+#   `initdev adopt`, triggers and settles. Asserted: the handoff took less
+#   than EXIT_BOUND_S of guest time; nothing of initdev but the holder runs
+#   after switch_root; status.json's SEQNUM range, untriggered count and
+#   counters are sane (each event taken was handled, given back to the
+#   kernel or abandoned to a running worker); the handed queue starts right
+#   after the last event initdev took (no event lost between the two);
+#   every disk was handled by initdev in the initramfs or, from a handed
+#   event, by udevd (its database records the first event it handled per
+#   disk), but for at most the abandoned ones; after udevd settles, every
+#   disk has its by-id (scsi- and wwn-) and by-diskseq links.
 # links_as_stock (issue 15): fast disks, natural boots of the stock image
 #   (systemd-udevd) and the initdev image into a root without udevd:
 #   initdev settled with every event handled before the handoff, and its
@@ -38,9 +41,11 @@
 NDISKS=256
 ROOT_UUID=5ca1e000-0000-4000-8000-0000000005ca
 BOOT_TIMEOUT=1500
-# The handoff's bound at 256 slow disks, guest time. It finishes at most
-# 64 events in hand (ENGINE_IN_HAND_MAX), each a probe of a slow disk.
-EXIT_BOUND_S=10
+# The handoff's bound at 256 slow disks, guest time: it waits at most
+# HANDOFF_GRACE_MS (250 ms) for the events in hand, then starts the holder
+# (issue 16's goal: under 0.5 s at 1,024 disks; TCG on a shared host is
+# noisy, so the bound here is looser).
+EXIT_BOUND_S=1.5
 # How long the initramfs waits for the disks before it gives up (a machine
 # with more disks than fit udevadm settle's 120 s, scaled down to 256).
 SETTLE_S=10
@@ -87,13 +92,14 @@ scale_setup() {
 
 # scale_boot NAME IMAGE "APPEND": boot with NDISKS disks; the root's report
 # in NAME.report, the console in NAME.log; fail unless the root reported.
+# INITDEV_SCALE_APPEND adds kernel command line words (rd.initdev.debug=1).
 scale_boot() {
 	BOOT_MEM=$(scale_mem_mb "$NDISKS")
 	export BOOT_MEM
 	rm -f report.img
 	truncate -s "${SCALE_REPORT_MB}M" report.img
 	boot_qemu "$1.log" "$BOOT_TIMEOUT" "$KERNEL" "$2" \
-		"$3 $BOOT_DRACUT_APPEND $SCALE_APPEND" \
+		"$3 $BOOT_DRACUT_APPEND $SCALE_APPEND ${INITDEV_SCALE_APPEND:-}" \
 		-drive "file=root.ext4,if=virtio,format=raw,snapshot=on" \
 		-drive "file=report.img,if=virtio,format=raw"
 	scale_report report.img > "$1.report"
@@ -120,15 +126,25 @@ st() { rv STATUS | jq -r "$1"; }
 kmark() { sed -n "s/^SCALE-KMSG \[ *\([0-9.]*\)\] .*$1.*/\1/p" "$REPORT" | head -n 1; }
 
 # expect_only_holder: at the root's start, the one process left from the
-# initramfs is initdev's holder (no daemon still busy, no udevd).
+# initramfs is initdev's holder (no daemon still busy, no udevd). A daemon
+# that handed off past workers still in a module load has exited, but the
+# kernel keeps it (state Z) until those calls return; that is allowed only
+# if status.json says events were abandoned to workers.
 expect_only_holder() {
-	procs=$(rv PROC)
-	case $procs in
-	*"
-"*) scale_fail "more than the holder survived switch_root: $procs" ;;
-	[0-9]*" initdev @initdev-holder") echo "after switch_root: only the holder ($procs)" ;;
-	*) scale_fail "no handoff holder after switch_root: '$procs'" ;;
-	esac
+	holders=0
+	rv PROC > procs.txt
+	while read -r pid comm state arg0; do
+		case "$comm $arg0" in
+		"initdev @initdev-holder") holders=$((holders + 1)) ;;
+		*)
+			if [ "$state" != Z ] || [ "$(st .events.abandoned)" -eq 0 ]; then
+				scale_fail "more than the holder survived switch_root: $pid $comm $state $arg0"
+			fi
+			echo "after switch_root: pid $pid ($comm) has exited, its workers wait in the kernel" ;;
+		esac
+	done < procs.txt
+	[ "$holders" = 1 ] || scale_fail "$holders handoff holders after switch_root: $(rv PROC)"
+	echo "after switch_root: the holder and nothing else of initdev runs"
 }
 
 # expect_exit_within S: `udevadm control --exit` succeeded within S seconds.
@@ -160,8 +176,12 @@ expect_sane_status() {
 	if [ "$untrig" -lt 0 ] || [ "$untrig" -gt "$present" ]; then
 		scale_fail "status.json: $untrig untriggered of $present devices"
 	fi
-	[ "$(st .events.queued)" = 0 ] || scale_fail "status.json: events still in hand at the handoff"
-	[ "$(st .events.accepted)" = "$(st .events.handled)" ] ||
+	echo "status.json: at the handoff $(st .events.given_back) events given back to the kernel," \
+		"$(st .events.abandoned) abandoned to running workers"
+	[ "$(st .events.queued)" = "$(st .events.abandoned)" ] ||
+		scale_fail "status.json: $(st .events.queued) events in hand, $(st .events.abandoned) abandoned"
+	# every event taken: handled here, given back, or abandoned
+	[ "$(st .events.accepted)" = "$(st '.events.handled + .events.given_back + .events.abandoned')" ] ||
 		scale_fail "status.json: accepted $(st .events.accepted), handled $(st .events.handled)"
 	[ "$(st .events.overflows)" = 0 ] || scale_fail "status.json: the socket overflowed"
 	[ "$(st .events.rejected)" = 0 ] || scale_fail "status.json: events rejected"
@@ -202,14 +222,16 @@ handoff_under_load_head() {
 handoff_under_load_body() {
 	scale_setup
 	# root=/dev/vda (devtmpfs has it at once: the root does not wait for the
-	# disks' events) with ext4 loaded first: a module load during the SCSI
-	# scan waits for the whole scan (the kernel's async_synchronize_full).
-	scale_boot initdev "$INITRD" "root=/dev/vda rootfstype=ext4 rd.driver.pre=ext4 \
-		$(scale_cmdline "$NDISKS" slow) scale.settle=$SETTLE_S scale.udevd=1"
+	# disks' events) with its drivers and ext4 loaded before scsi_debug: a
+	# module load during the SCSI scan waits for the whole scan (the
+	# kernel's async_synchronize_full in do_init_module).
+	scale_boot initdev "$INITRD" "root=/dev/vda rootfstype=ext4 \
+		rd.driver.pre=virtio_pci,virtio_blk,ext4 \
+		$(scale_cmdline "$NDISKS" slow) scale.settle=$SETTLE_S scale.trace=1 scale.udevd=1"
 	[ "$(rv DISKS)" = "$NDISKS" ] || scale_fail "$(rv DISKS) sd disks, expected $NDISKS"
+	expect_sane_status
 	expect_only_holder
 	expect_exit_within "$EXIT_BOUND_S"
-	expect_sane_status
 	last=$(st .events.last_seqnum)
 
 	# what the holder handed: the events initdev never read, from the next one on
@@ -230,29 +252,36 @@ handoff_under_load_body() {
 	*) scale_fail "udevadm settle in the real root failed: $(rv SETTLE)" ;;
 	esac
 
-	# every disk: its links made in the initramfs, or its handed event
-	# handled by udevd before its own trigger (nothing lost in between)
+	# every disk: its links made in the initramfs, or an event of it reached
+	# udevd before its own trigger (a handed one, or one the kernel sent
+	# after adopt into the same socket): nothing lost in between. Left to
+	# that trigger, as status.json says: events abandoned to running
+	# workers, and devices initdev never triggered (those that were there
+	# before it started: dracut's cmdline hook loads rd.driver.pre modules).
 	trig=$(rv TRIGGER-SEQNUM)
-	awk -v lo="$hfirst" -v hi="$hlast" -v trig="$trig" '
-		$1 == "SCALE-DEVNUM" { num[$3] = $2; disks[$2] = 1 }
+	awk -v lo="$hfirst" -v trig="$trig" '
+		$1 == "SCALE-DEVNUM" { name[$3] = $2 }
 		$1 == "SCALE-LINK" && $2 == "initramfs" && $3 ~ /^by-id\/scsi-/ {
 			t = $4; sub(/^.*\//, "", t); initdev[t] = 1 }
-		$1 == "SCALE-FIRST" { first[num[$2]] = $3 }
+		$1 == "SCALE-FIRST" { first[$2] = $3 }
 		END {
-			for (d in disks) {
-				h = (d in first) && first[d] >= lo && first[d] <= hi && first[d] <= trig
+			for (n in name) {
+				d = name[n]
+				h = (n in first) && first[n] >= lo && first[n] <= trig
 				if (d in initdev) ni++
 				if (h) nh++
 				if ((d in initdev) && h) both++
-				if (!(d in initdev) && !h) { lost++; print "LOST " d " first udevd event " first[d] }
+				if (!(d in initdev) && !h) { lost++; print "LOST " d " first udevd event " first[n] }
 			}
-			printf "SUM initramfs %d handed %d both %d lost %d\n", ni, nh, both, lost
+			printf "SUM initramfs %d udevd-before-trigger %d both %d lost %d\n", ni, nh, both, lost
 		}' "$REPORT" > handled.txt
 	echo "disks handled: $(sed -n 's/^SUM //p' handled.txt)"
-	grep -q '^LOST ' handled.txt &&
+	lost=$(grep -c '^LOST ' handled.txt)
+	[ "$lost" -le "$(st '.events.abandoned + .devices.untriggered')" ] ||
 		scale_fail "disks neither linked in the initramfs nor handed to udevd: $(grep '^LOST ' handled.txt | head -n 5)"
-	grep -q '^SUM initramfs [0-9]* handed [1-9]' handled.txt ||
-		scale_fail "udevd handled no disk from the handed events"
+	[ "$lost" -eq 0 ] || echo "$lost disks left to udevd's trigger (never triggered or abandoned in the initramfs)"
+	grep -q '^SUM initramfs [0-9]* udevd-before-trigger [1-9]' handled.txt ||
+		scale_fail "udevd handled no disk before its trigger"
 
 	# and after udevd settled, every disk has its links
 	disk_check udevd > missing.txt
