@@ -246,6 +246,8 @@ static int become_holder(struct daemon *d)
 		engine_on_done(&d->engine); /* what the workers finished meanwhile */
 	if (engine_in_hand(&d->engine) > 0)
 		engine_give_back(&d->engine);
+	a.given_back = d->engine.given_back;
+	a.abandoned = d->engine.abandoned;
 	a.uevent_fd = engine_take_socket(&d->engine);
 	write_state(d);
 	if (engine_in_hand(&d->engine) > 0)

@@ -602,9 +602,13 @@ void engine_give_back(struct engine *e)
 
 		if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE) {
 			r = send_again(e, ev);
-			if (r == 0)
+			if (r == 0) {
 				e->given_back++;
-			else /* gone since: its remove follows in the socket */
+				log_msg(e->log, LOG_DEBUG, "handoff: event %llu %s %s sent again%s%s",
+					(unsigned long long)ev->seqnum, uevent_action_name(ev->action),
+					ev->devpath, ev->synth_uuid ? " " : "",
+					ev->synth_uuid ? ev->synth_uuid : "");
+			} else /* gone since: its remove follows in the socket */
 				log_msg(e->log, LOG_INFO, "handoff: cannot send event %llu (%s) again: %s",
 					(unsigned long long)ev->seqnum, ev->devpath, errno_text(r));
 		} else {

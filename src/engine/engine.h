@@ -200,7 +200,7 @@ size_t engine_in_hand(struct engine *e);
  * sends it again, into the socket the holder passes on. Other queued
  * events (remove, move, ...) touch only /dev and are handled here and now.
  * Those a worker runs are abandoned: the real root's trigger covers their
- * devices. Counted in status (events.given_back, events.abandoned).
+ * devices. Counted in status (handoff.given_back, handoff.abandoned).
  * Main thread, after engine_stop_reading.
  */
 void engine_give_back(struct engine *e);

@@ -56,10 +56,17 @@ static void events(struct out *o, const struct engine_stats *s)
 	num(o, "rescans", s->rescans);
 	num(o, "queued", s->in_hand);
 	num(o, "in_hand_max", s->in_hand_max);
-	num(o, "given_back", s->given_back);
-	num(o, "abandoned", s->abandoned);
 	num(o, "first_seqnum", s->first_seqnum);
 	num(o, "last_seqnum", s->last_seqnum);
+	close_group(o);
+}
+
+/* What a handoff did with the events in hand that outlasted its grace. */
+static void handoff(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "handoff");
+	num(o, "given_back", s->given_back);
+	num(o, "abandoned", s->abandoned);
 	close_group(o);
 }
 
@@ -134,6 +141,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
 	num(&o, "peak_rss_kib", s->peak_rss_kib);
 	events(&o, s);
+	handoff(&o, s);
 	devices(&o, s);
 	disk(&o, s);
 	ranks(&o, s);

@@ -132,8 +132,8 @@ HOOK
 # /dev/disk/by-* link as the initramfs left it (LINK initramfs NAME TARGET),
 # and how many of scsi_debug's disks exist (DISKS-AT-ROOT). With
 # `scale.udevd=1` on the command line it then starts Debian's systemd-udevd
-# through `initdev adopt`, waits for the kernel's scan to make every disk,
-# triggers and settles as systemd-udev-trigger.service does (TRIGGER-SEQNUM:
+# through `initdev adopt`, waits for the kernel's scan to make every disk
+# and for udevd to record each (DB), triggers and settles as systemd-udev-trigger.service does (TRIGGER-SEQNUM:
 # the kernel's SEQNUM before the trigger), lists the links again (LINK udevd
 # ...) and, from udevd's database, the SEQNUM of the first event udevd
 # handled for each disk (FIRST MAJ:MIN SEQNUM). Last, each sd disk's
@@ -184,6 +184,12 @@ for w in $(cat /proc/cmdline); do
 	case $w in scsi_debug.num_tgts=* | scsi_debug.max_luns=*) want=$((want * ${w#*=})) ;; esac
 done
 say "DISKS-AT-ROOT $(disks) of $want"
+# in_db: sd disks (majors 8, 65-71, 128-135) with the test rule's record
+in_db() {
+	grep -l '^E:INITDEV_TEST_FIRST=' /run/udev/data/b8:* /run/udev/data/b6[5-9]:* \
+		/run/udev/data/b7[01]:* /run/udev/data/b12[89]:* /run/udev/data/b13[0-5]:* \
+		2> /dev/null | wc -l
+}
 # list_disks: each sd disk's diskseq and device number
 list_disks() {
 	grep -H . /sys/block/sd*/diskseq 2> /dev/null |
@@ -199,10 +205,15 @@ case " $(cat /proc/cmdline) " in
 	c=0
 	while [ ! -S /run/udev/control ] && [ $c -lt 1200 ]; do sleep 0.1; c=$((c + 1)); done
 	say "UDEVD control after ${c}00ms"
-	# the kernel may still be scanning: all disks there before the trigger
+	# the kernel may still be scanning: before the trigger, every disk is
+	# there and udevd has handled an event of it (the test rule's record;
+	# a disk's add comes after its partition scan, so sysfs has it first)
 	c=0
 	while [ "$(disks)" -lt "$want" ] && [ $c -lt 1800 ]; do sleep 0.5; c=$((c + 1)); done
 	say "SCAN done after $((c / 2)) s in the root"
+	c=0
+	while [ "$(in_db)" -lt "$want" ] && [ $c -lt 300 ]; do sleep 2; c=$((c + 1)); done
+	say "DB $(in_db) of $want disks in udevd's database after $((c * 2)) s"
 	say "TRIGGER-SEQNUM $(cat /sys/kernel/uevent_seqnum)"
 	read -r t0 _ < /proc/uptime
 	udevadm trigger --type=subsystems --action=add

@@ -137,7 +137,7 @@ expect_only_holder() {
 		case "$comm $arg0" in
 		"initdev @initdev-holder") holders=$((holders + 1)) ;;
 		*)
-			if [ "$state" != Z ] || [ "$(st .events.abandoned)" -eq 0 ]; then
+			if [ "$state" != Z ] || [ "$(st .handoff.abandoned)" -eq 0 ]; then
 				scale_fail "more than the holder survived switch_root: $pid $comm $state $arg0"
 			fi
 			echo "after switch_root: pid $pid ($comm) has exited, its workers wait in the kernel" ;;
@@ -176,12 +176,12 @@ expect_sane_status() {
 	if [ "$untrig" -lt 0 ] || [ "$untrig" -gt "$present" ]; then
 		scale_fail "status.json: $untrig untriggered of $present devices"
 	fi
-	echo "status.json: at the handoff $(st .events.given_back) events given back to the kernel," \
-		"$(st .events.abandoned) abandoned to running workers"
-	[ "$(st .events.queued)" = "$(st .events.abandoned)" ] ||
-		scale_fail "status.json: $(st .events.queued) events in hand, $(st .events.abandoned) abandoned"
+	echo "status.json: at the handoff $(st .handoff.given_back) events given back to the kernel," \
+		"$(st .handoff.abandoned) abandoned to running workers"
+	[ "$(st .events.queued)" = "$(st .handoff.abandoned)" ] ||
+		scale_fail "status.json: $(st .events.queued) events in hand, $(st .handoff.abandoned) abandoned"
 	# every event taken: handled here, given back, or abandoned
-	[ "$(st .events.accepted)" = "$(st '.events.handled + .events.given_back + .events.abandoned')" ] ||
+	[ "$(st .events.accepted)" = "$(st '.events.handled + .handoff.given_back + .handoff.abandoned')" ] ||
 		scale_fail "status.json: accepted $(st .events.accepted), handled $(st .events.handled)"
 	[ "$(st .events.overflows)" = 0 ] || scale_fail "status.json: the socket overflowed"
 	[ "$(st .events.rejected)" = 0 ] || scale_fail "status.json: events rejected"
@@ -277,7 +277,7 @@ handoff_under_load_body() {
 		}' "$REPORT" > handled.txt
 	echo "disks handled: $(sed -n 's/^SUM //p' handled.txt)"
 	lost=$(grep -c '^LOST ' handled.txt)
-	[ "$lost" -le "$(st '.events.abandoned + .devices.untriggered')" ] ||
+	[ "$lost" -le "$(st '.handoff.abandoned + .devices.untriggered')" ] ||
 		scale_fail "disks neither linked in the initramfs nor handed to udevd: $(grep '^LOST ' handled.txt | head -n 5)"
 	[ "$lost" -eq 0 ] || echo "$lost disks left to udevd's trigger (never triggered or abandoned in the initramfs)"
 	grep -q '^SUM initramfs [0-9]* udevd-before-trigger [1-9]' handled.txt ||
