@@ -61,7 +61,8 @@ scale_mem_mb() {
 #   sourced, so the function replaces the command for the rest of init.sh)
 #   and marks its start and end in the kernel log ("scale-mark exit-start",
 #   "scale-mark exit-end RC"): the handoff's cost in guest time; right
-#   before, `initdev status` goes to the kernel log ("scale-status LINE");
+#   before, `initdev status` goes to the kernel log ("scale-status LINE"),
+#   and the daemon's memory from /proc ("scale-mem LINE");
 # - with `scale.settle=S` on the command line, a pre-trigger hook that makes
 #   init.sh's bare `udevadm settle` (after coldplug) give up after S seconds
 #   instead of udevadm's 120: the boot then goes on, as on a machine whose
@@ -103,6 +104,14 @@ udevadm() {
 			initdev status 2>&1 | while read -r l; do
 				echo "scale-status $l" > /dev/kmsg
 			done
+			# where the daemon's memory is (peak RSS questions)
+			read -r _pid < /run/initdev/pid &&
+				cat "/proc/$_pid/smaps_rollup" "/proc/$_pid/status" 2> /dev/null |
+				while read -r l; do
+					case $l in Rss:* | Pss_Anon:* | Pss_File:* | Anonymous:* | VmHWM:* | VmRSS:* | RssAnon:* | RssFile:* | Threads:*)
+						echo "scale-mem $l" > /dev/kmsg ;;
+					esac
+				done
 		fi
 		echo "scale-mark exit-start" > /dev/kmsg
 		command udevadm "$@"
@@ -163,7 +172,7 @@ say "SEQNUM $(cat /sys/kernel/uevent_seqnum)"
 [ -f /run/initdev-test.status ] && sed 's/^/SCALE-PREPIVOT /' /run/initdev-test.status >> $R
 say "RUN $(ls -A /run | tr '\n' ' ')"
 grep ' /run ' /proc/mounts | sed 's/^/SCALE-MOUNT /' >> $R
-dmesg | grep -e 'bench-mark' -e 'scale-mark' -e 'scale-status' -e 'initdev\[[0-9]*\]:' -e 'dracut' |
+dmesg | grep -e 'bench-mark' -e 'scale-mark' -e 'scale-status' -e 'scale-mem' -e 'initdev\[[0-9]*\]:' -e 'dracut' |
 	sed 's/^/SCALE-KMSG /' >> $R
 while read -r k v _; do
 	case $k in MemTotal: | MemAvailable:) say "MEM $k $v" ;; esac
