@@ -38,7 +38,8 @@
 #     INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/scale_test.sh -s /work/main/tests/boot CASE
 
-NDISKS=256
+# INITDEV_SCALE_DISKS=1024 measures issue 16's case (a multiple of 32 above 256)
+NDISKS=${INITDEV_SCALE_DISKS:-256}
 ROOT_UUID=5ca1e000-0000-4000-8000-0000000005ca
 BOOT_TIMEOUT=1500
 # The handoff's bound at 256 slow disks, guest time: it waits at most
