@@ -76,6 +76,7 @@ static const char *start_handoff(struct daemon *d, struct client *c)
 		return "ERR handoff under way";
 	d->handoff = true;
 	d->handoff_fd = c->fd;
+	d->handoff_deadline = now_monotonic_usec() + HANDOFF_GRACE_MS * 1000ull;
 	(void)engine_stop_reading(&d->engine);
 	*c = (struct client){ .fd = -1 };
 	return NULL;

@@ -45,16 +45,25 @@ static void deadline_passed(struct daemon *d)
 	}
 }
 
+/* Milliseconds until the monotonic usec deadline (0: past). */
+static int ms_until(uint64_t deadline)
+{
+	uint64_t now = now_monotonic_usec();
+
+	return now >= deadline ? 0 : (int)((deadline - now) / 1000 + 1);
+}
+
 static int poll_timeout(struct daemon *d)
 {
-	uint64_t now;
+	int ms = -1;
 
 	if (engine_has_work(&d->engine))
 		return 0;
-	if (!d->deadline || d->deadline_reported)
-		return -1;
-	now = now_monotonic_usec();
-	return now >= d->deadline ? 0 : (int)((d->deadline - now) / 1000 + 1);
+	if (d->deadline && !d->deadline_reported)
+		ms = ms_until(d->deadline);
+	if (d->handoff && (ms < 0 || ms_until(d->handoff_deadline) < ms))
+		ms = ms_until(d->handoff_deadline);
+	return ms;
 }
 
 static size_t build_pollset(struct daemon *d, struct pollfd *p, struct client **owner)
@@ -104,7 +113,8 @@ static bool done(struct daemon *d)
 		return engine_found(&d->engine, d->until_found, d->found, sizeof(d->found));
 	if (d->until_settled)
 		return engine_settled(&d->engine);
-	return d->handoff && engine_in_hand(&d->engine) == 0;
+	return d->handoff && (engine_in_hand(&d->engine) == 0 ||
+			      now_monotonic_usec() >= d->handoff_deadline);
 }
 
 void daemon_loop(struct daemon *d)

@@ -7,6 +7,7 @@
 #include "cli/daemon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,8 +196,50 @@ static void teardown(struct daemon *d)
 }
 
 /*
- * The events in hand are done: state to RUN, answer, exec the holder. If
- * that fails nothing of initdev stays behind: this process exits.
+ * Workers still run, and exec would wait for them (a module load can take
+ * as long as the kernel's asynchronous probing): the holder is exec'd in a
+ * child instead, while the initramfs is still there, and this process ends
+ * at once, its workers with it. 0 once the holder runs (this process then
+ * exits), or -errno: the caller goes the slow way.
+ */
+static int spawn_holder(struct daemon *d, const struct handoff_holder_args *a)
+{
+	int p[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		/* only exec, write and _exit here: another thread may hold any lock */
+		err = handoff_exec_holder(d->self_fd, a, &d->cli->log);
+		(void)!write(p[1], &err, sizeof(err));
+		_exit(EXIT_FAIL);
+	}
+	err = pid < 0 ? -errno : 0;
+	close(p[1]);
+	/* end of file: the exec happened (the pipe is CLOEXEC) */
+	if (pid > 0 && read(p[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+		err = 0;
+	close(p[0]);
+	if (err < 0) {
+		log_msg(&d->cli->log, LOG_WARNING, "handoff: cannot start the holder beside the "
+			"running workers: %s; waiting for them", errno_text(err));
+		return err;
+	}
+	log_msg(&d->cli->log, LOG_NOTICE, "handoff: holder started as pid %d; this process "
+		"ends with %llu events still running", (int)pid,
+		(unsigned long long)d->engine.abandoned);
+	udev_presence_stop(&d->udev); /* the real root's udevd binds that path */
+	(void)control_send(d->handoff_fd, "OK handing off");
+	remove_state(d->cli->run);
+	_exit(EXIT_OK); /* kills the workers; none returns to touch /dev */
+}
+
+/*
+ * The events in hand are done (or the grace ran out: spawn_holder): state
+ * to RUN, answer, exec the holder. If that fails nothing of initdev stays
+ * behind: this process exits.
  */
 static int become_holder(struct daemon *d)
 {
@@ -208,9 +251,17 @@ static int become_holder(struct daemon *d)
 		.untriggered = engine_stop_reading(&d->engine),
 	};
 
+	if (engine_done_fd(&d->engine) >= 0)
+		engine_on_done(&d->engine); /* what the workers finished meanwhile */
+	if (engine_in_hand(&d->engine) > 0)
+		engine_give_back(&d->engine);
+	a.given_back = d->engine.given_back;
+	a.abandoned = d->engine.abandoned;
 	a.uevent_fd = engine_take_socket(&d->engine);
 	write_state(d);
 	(void)write_trace(d);
+	if (engine_in_hand(&d->engine) > 0)
+		(void)spawn_holder(d, &a); /* returns only if it failed */
 	teardown(d);
 	(void)control_send(client, "OK handing off");
 	close(client);

@@ -25,6 +25,13 @@
 
 #define MAX_CLIENTS 16
 #define DEFAULT_COLDPLUG_TIMEOUT 180
+/*
+ * How long a handoff waits for the events in hand. Past it, what no worker
+ * has started goes back to the kernel and the holder starts beside the
+ * workers still running (engine_give_back, docs/handoff.md): a worker can
+ * be held in a module load for as long as the kernel probes asynchronously.
+ */
+#define HANDOFF_GRACE_MS 250
 
 struct client {
 	int fd;
@@ -58,6 +65,7 @@ struct daemon {
 	bool stop;
 	bool handoff;         /* stop reading; once idle, become the holder */
 	int handoff_fd;       /* the client answered just before that */
+	uint64_t handoff_deadline; /* monotonic usec: stop waiting for the events in hand */
 	int exit_code;
 	char reply[CONTROL_MSG_MAX];
 };

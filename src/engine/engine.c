@@ -601,6 +601,51 @@ size_t engine_in_hand(struct engine *e)
 	return e->queue_up ? queue_pending(&e->queue) : 0;
 }
 
+/* Have the kernel send ev again; 0 or -errno (-ENOENT: the device is gone). */
+static int send_again(const struct engine *e, const struct uevent *ev)
+{
+	const char *uuid = ev->synth_uuid;
+
+	if (uuid && (!uuid[0] || strcmp(uuid, "0") == 0))
+		uuid = NULL; /* a plain write, or none: the copy carries none either */
+	return coldplug_trigger(e->cfg.sysfs, ev->devpath, uevent_action_name(ev->action), uuid);
+}
+
+void engine_give_back(struct engine *e)
+{
+	struct queued_event *q = e->queue_up ? queue_take_waiting(&e->queue) : NULL;
+	uint64_t handled = e->events_handled;
+
+	while (q) {
+		struct queued_event *next = q->next;
+		const struct uevent *ev = &q->ev;
+		int r = 0;
+
+		if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE) {
+			r = send_again(e, ev);
+			if (r == 0) {
+				e->given_back++;
+				log_msg(e->log, LOG_DEBUG, "handoff: event %llu %s %s sent again%s%s",
+					(unsigned long long)ev->seqnum, uevent_action_name(ev->action),
+					ev->devpath, ev->synth_uuid ? " " : "",
+					ev->synth_uuid ? ev->synth_uuid : "");
+			} else /* gone since: its remove follows in the socket */
+				log_msg(e->log, LOG_INFO, "handoff: cannot send event %llu (%s) again: %s",
+					(unsigned long long)ev->seqnum, ev->devpath, errno_text(r));
+		} else {
+			handle_event(e, NULL, ev);
+			event_done(e, ev->synth_uuid);
+		}
+		free(q);
+		q = next;
+	}
+	e->abandoned = engine_in_hand(e);
+	log_msg(e->log, LOG_NOTICE, "handoff: events in hand not done in time: %llu sent again "
+		"by the kernel, %llu handled here, %llu abandoned to a worker (the real root's "
+		"trigger covers them)", (unsigned long long)e->given_back,
+		(unsigned long long)(e->events_handled - handled), (unsigned long long)e->abandoned);
+}
+
 int engine_take_socket(struct engine *e)
 {
 	int fd = e->gate.fd;
@@ -654,6 +699,8 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->trigger_errors = e->coldplug.errors;
 	s->awaiting_reply = settle_pending(&e->settle);
 	s->untriggered = e->untriggered;
+	s->given_back = e->given_back;
+	s->abandoned = e->abandoned;
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
 	s->peak_rss_kib = peak_rss_kib();

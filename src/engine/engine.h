@@ -87,6 +87,8 @@ struct engine_stats {
 	uint64_t triggers, trigger_errors;
 	size_t awaiting_reply;
 	size_t untriggered;       /* devices never triggered (a handoff stopped coldplug) */
+	uint64_t given_back;      /* events in hand at a handoff, sent again by the kernel */
+	uint64_t abandoned;       /* events a worker still ran when the handoff gave up */
 	uint64_t first_seqnum, last_seqnum; /* of the events taken from the socket; 0 none */
 	struct modload_stats modules;
 	unsigned int modules_loading;
@@ -125,6 +127,7 @@ struct engine {
 	bool root_settled;          /* settled as far as the root path goes */
 	uint64_t root_settled_usec;
 	size_t untriggered;
+	uint64_t given_back, abandoned; /* engine_give_back */
 	bool settled;
 	enum engine_phase phase;
 	uint64_t phase_since;
@@ -193,6 +196,20 @@ bool engine_root_settled(const struct engine *e);
 void engine_await_root(struct engine *e);
 /* Events taken in and not yet handled (queued or running). */
 size_t engine_in_hand(struct engine *e);
+
+/*
+ * A handoff that cannot wait any longer for the events in hand (a worker
+ * may be in a module load that the kernel holds until all its asynchronous
+ * probing is done: a long SCSI scan, say). Each queued event no worker has
+ * started goes back to the kernel: its ACTION (add or change, with its
+ * SYNTH_UUID if it had one) is written to its uevent file, and the kernel
+ * sends it again, into the socket the holder passes on. Other queued
+ * events (remove, move, ...) touch only /dev and are handled here and now.
+ * Those a worker runs are abandoned: the real root's trigger covers their
+ * devices. Counted in status (handoff.given_back, handoff.abandoned).
+ * Main thread, after engine_stop_reading.
+ */
+void engine_give_back(struct engine *e);
 
 /*
  * A handoff begins: read nothing more from the socket (what is in it goes to

@@ -243,6 +243,26 @@ bool queue_has_related(struct queue *q, const struct uevent *ev)
 	return related;
 }
 
+struct queued_event *queue_take_waiting(struct queue *q)
+{
+	struct queued_event *head = NULL, **tail = &head;
+
+	pthread_mutex_lock(&q->lock);
+	for (struct queued_event *e = q->head, *next; e; e = next) {
+		next = e->next;
+		if (e->running)
+			continue;
+		unlink_event(q, e);
+		q->queued--;
+		if (e->root)
+			q->queued_root--;
+		*tail = e;
+		tail = &e->next;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return head;
+}
+
 struct queued_event *queue_take_done(struct queue *q)
 {
 	struct queued_event *e;

@@ -80,6 +80,13 @@ int queue_push(struct queue *q, const struct uevent *ev, bool root);
  */
 bool queue_has_related(struct queue *q, const struct uevent *ev);
 
+/*
+ * Take the events no worker has started (oldest first), as a list the
+ * caller frees with free(); the running ones stay. For a handoff that
+ * cannot wait for them.
+ */
+struct queued_event *queue_take_waiting(struct queue *q);
+
 /* Take the finished events (oldest first); caller frees each with free(). */
 struct queued_event *queue_take_done(struct queue *q);
 

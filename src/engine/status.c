@@ -61,6 +61,15 @@ static void events(struct out *o, const struct engine_stats *s)
 	close_group(o);
 }
 
+/* What a handoff did with the events in hand that outlasted its grace. */
+static void handoff(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "handoff");
+	num(o, "given_back", s->given_back);
+	num(o, "abandoned", s->abandoned);
+	close_group(o);
+}
+
 static void devices(struct out *o, const struct engine_stats *s)
 {
 	open_group(o, "devices");
@@ -144,6 +153,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	num(&o, "uptime_ms", s->uptime_usec / 1000);
 	num(&o, "peak_rss_kib", s->peak_rss_kib);
 	events(&o, s);
+	handoff(&o, s);
 	devices(&o, s);
 	disk(&o, s);
 	ranks(&o, s);

@@ -48,6 +48,8 @@ struct handoff_holder_args {
 	const char *run_dir;
 	int timeout_sec;     /* 0 holds until fetched; < 0: HANDOFF_HOLD_DEFAULT_SEC */
 	size_t untriggered;  /* devices never triggered (said in the holder's log) */
+	size_t given_back;   /* events in hand sent again by the kernel (engine_give_back) */
+	size_t abandoned;    /* events in hand left to running workers (said too) */
 };
 
 /*
@@ -55,6 +57,7 @@ struct handoff_holder_args {
  * should be CLOEXEC already) and exec our program (self_fd from
  * handoff_open_self, with execveat; if -1, /proc/self/exe) as
  *   @initdev-holder --fd N --run DIR --timeout S --untriggered N
+ *                   --given-back N --abandoned N
  *                   --log-target kmsg|stderr --log-level L
  * taking the log target and level from log. Returns only on failure:
  * -errno (FD_CLOEXEC is then restored).

@@ -26,6 +26,7 @@
 #include "util/control.h"
 #include "util/number.h"
 #include "util/sigfd.h"
+#include "util/strbuf.h"
 
 #define HOLDER_REQUEST_WAIT_MS 2000 /* a connected peer must speak within this */
 #define HOLDER_ACK_WAIT_MS 5000     /* adopt confirms within this */
@@ -37,6 +38,8 @@ struct holder {
 	int nl_fd, listen_fd, sig_fd, run_fd, seqnum_fd;
 	int timeout_sec;   /* 0: none */
 	int untriggered;   /* devices the initramfs never triggered */
+	int given_back;    /* events in hand at the handoff, sent again (into this socket) */
+	int abandoned;     /* events in hand at the handoff, left to running workers */
 	uint64_t deadline; /* monotonic usec; 0: none */
 };
 
@@ -47,6 +50,8 @@ static int parse_holder_option(struct holder *h, int c, const char *arg, enum lo
 	case 'r': h->run_dir = arg; return 0;
 	case 't': return number_parse_int(arg, 0, 86400, &h->timeout_sec);
 	case 'u': return number_parse_int(arg, 0, INT_MAX, &h->untriggered);
+	case 'g': return number_parse_int(arg, 0, INT_MAX, &h->given_back);
+	case 'a': return number_parse_int(arg, 0, INT_MAX, &h->abandoned);
 	case 'l':
 		h->log.max_level = log_level_from_name(arg);
 		return h->log.max_level < 0 ? -1 : 0;
@@ -68,6 +73,8 @@ static int parse_holder_args(struct holder *h, int argc, char **argv, enum log_t
 		{ "run", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "untriggered", required_argument, NULL, 'u' },
+		{ "given-back", required_argument, NULL, 'g' },
+		{ "abandoned", required_argument, NULL, 'a' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "log-target", required_argument, NULL, 'T' },
 		{ 0 },
@@ -330,6 +337,29 @@ static void holder_close(struct holder *h)
 	log_close(&h->log);
 }
 
+/* What the initramfs left undone goes into the first line (notice), if anything. */
+static void holder_log_start(const struct holder *h)
+{
+	char what[384];
+	struct strbuf b;
+
+	strbuf_init(&b, what, sizeof(what));
+	if (h->untriggered)
+		strbuf_printf(&b, "; %d devices were never triggered in the initramfs",
+			      h->untriggered);
+	if (h->given_back)
+		strbuf_printf(&b, "; %d events in hand were sent again by the kernel (queued "
+			      "here)", h->given_back);
+	if (h->abandoned)
+		strbuf_printf(&b, "; %d events in hand were abandoned to running workers",
+			      h->abandoned);
+	if (h->untriggered || h->abandoned)
+		strbuf_printf(&b, " (the real root's udevd triggers every device when it starts)");
+	log_msg(&h->log, b.len ? LOG_NOTICE : LOG_INFO,
+		"handoff: holding the uevent socket at %s/" HANDOFF_SOCKET_NAME "%s",
+		h->run_dir, what);
+}
+
 int cmd_holder(int argc, char **argv)
 {
 	struct holder h = { .nl_fd = -1, .listen_fd = -1, .sig_fd = -1, .run_fd = -1,
@@ -340,21 +370,15 @@ int cmd_holder(int argc, char **argv)
 	h.log.max_level = LOG_NOTICE;
 	if (parse_holder_args(&h, argc, argv, &target) < 0) {
 		fprintf(stderr, "usage: " HANDOFF_HOLDER_ARGV0 " --fd N --run DIR [--timeout S] "
-			"[--untriggered N] [--log-target kmsg|stderr] [--log-level L]\n");
+			"[--untriggered N] [--given-back N] [--abandoned N]\n"
+			"       [--log-target kmsg|stderr] [--log-level L]\n");
 		return 2;
 	}
 	holder_close_others(h.nl_fd);
 	log_init(&h.log, target, h.log.max_level);
 	r = holder_setup(&h);
 	if (r == 0) {
-		if (h.untriggered)
-			log_msg(&h.log, LOG_NOTICE, "handoff: holding the uevent socket at %s/"
-				HANDOFF_SOCKET_NAME "; %d devices were never triggered in the "
-				"initramfs (the real root's udevd triggers every device when it "
-				"starts)", h.run_dir, h.untriggered);
-		else
-			log_msg(&h.log, LOG_INFO, "handoff: holding the uevent socket at %s/"
-				HANDOFF_SOCKET_NAME, h.run_dir);
+		holder_log_start(&h);
 		r = holder_loop(&h);
 	} else {
 		holder_drop(&h, "cannot serve");
@@ -386,9 +410,11 @@ int handoff_exec_holder(int self_fd, const struct handoff_holder_args *a,
 			const struct logger *log)
 {
 	char fd_arg[16], timeout_arg[16], level_arg[16], untriggered_arg[24];
+	char given_back_arg[24], abandoned_arg[24];
 	char *argv[] = {
 		HANDOFF_HOLDER_ARGV0, "--fd", fd_arg, "--run", (char *)a->run_dir,
 		"--timeout", timeout_arg, "--untriggered", untriggered_arg,
+		"--given-back", given_back_arg, "--abandoned", abandoned_arg,
 		"--log-target", log->kmsg ? "kmsg" : "stderr", "--log-level", level_arg, NULL,
 	};
 	int r;
@@ -398,6 +424,10 @@ int handoff_exec_holder(int self_fd, const struct handoff_holder_args *a,
 		 a->timeout_sec < 0 ? HANDOFF_HOLD_DEFAULT_SEC : a->timeout_sec);
 	snprintf(untriggered_arg, sizeof(untriggered_arg), "%zu",
 		 a->untriggered > INT_MAX ? (size_t)INT_MAX : a->untriggered);
+	snprintf(given_back_arg, sizeof(given_back_arg), "%zu",
+		 a->given_back > INT_MAX ? (size_t)INT_MAX : a->given_back);
+	snprintf(abandoned_arg, sizeof(abandoned_arg), "%zu",
+		 a->abandoned > INT_MAX ? (size_t)INT_MAX : a->abandoned);
 	snprintf(level_arg, sizeof(level_arg), "%d", log->max_level);
 	r = handoff_set_cloexec(a->uevent_fd, false);
 	if (r < 0)

@@ -294,12 +294,12 @@ boot_cached_initramfs() (
 # TCG with the serial console in LOG (stdin closed, no NIC), killed after
 # TIMEOUT_S. "console=ttyS0 panic=-1" come first in the command line, then
 # APPEND. Succeeds if the log shows BOOT-END. The wall time goes to stderr
-# and to LOG.wall.
+# and to LOG.wall. Guest memory: BOOT_MEM MiB (default 1024).
 boot_qemu() (
 	log=$1 tmo=$2 kernel=$3 initrd=$4 append=$5
 	shift 5
 	t0=$(boot_now)
-	timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+	timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg -m "${BOOT_MEM:-1024}" -smp 2 \
 		-nographic -no-reboot -nic none \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $append" "$@" \
@@ -411,16 +411,19 @@ boot_initdev_tree() (
 	[ -f "$tree/.boot-tree-complete" ] && echo "$tree"
 )
 
-# boot_initdev_image CACHE BASE: build or reuse the `--add initdev` image (the
-# stock module set plus initdev, with the status hook). Prints its path.
+# boot_initdev_image CACHE BASE [dracut args]: build or reuse the `--add
+# initdev` image (the stock module set plus initdev, with the status hook
+# and any further arguments). Prints its path.
 boot_initdev_image() {
+	icache=$1
 	itree=$(boot_initdev_tree "$1" "$2") || return 1
+	shift 2
 	INITDEV_BINARY=$itree/initdev-test/initdev
 	export INITDEV_BINARY
-	boot_cached_initramfs "$1" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
+	boot_cached_initramfs "$icache" "$itree" "$KVER" "$STOCK_MODULES" "$DRIVERS" \
 		--add initdev \
 		--include "$itree/initdev-test/status-hook.sh" \
-		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh
+		/lib/dracut/hooks/pre-pivot/98-initdev-test-status.sh "$@"
 }
 
 # boot_write_report_init STAGING: put a reporting /sbin/init in front of the

@@ -178,6 +178,41 @@ ATF_TC_BODY(workers_on_demand, tc)
 	queue_stop(&q);
 }
 
+/* A handoff takes back what no worker started; the running event stays. */
+ATF_TC_WITHOUT_HEAD(take_waiting);
+ATF_TC_BODY(take_waiting, tc)
+{
+	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct queue q;
+	struct queued_event *w;
+	unsigned int seqs[4], n = 0;
+
+	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 1, NULL), 0);
+	push(&q, "add", "/devices/a", 1, "0");
+	for (int i = 0; i < 50 && !r.running; i++) /* the one worker takes it */
+		usleep(2000);
+	push(&q, "add", "/devices/b", 2, "0");
+	push_ranked(&q, "add", "/devices/c", 3, "0", false);
+	push(&q, "change", "/devices/a", 4, "0");
+	w = queue_take_waiting(&q);
+	for (struct queued_event *e = w, *next; e; e = next) {
+		next = e->next;
+		ATF_CHECK(!e->running);
+		if (n < 4)
+			seqs[n++] = (unsigned int)e->ev.seqnum;
+		free(e);
+	}
+	ATF_REQUIRE_EQ(n, 3);
+	ATF_CHECK(seqs[0] == 2 && seqs[1] == 3 && seqs[2] == 4); /* oldest first */
+	ATF_CHECK_EQ(queue_pending(&q), 1);
+	ATF_CHECK(queue_take_waiting(&q) == NULL);
+	wait_idle(&q);
+	ATF_CHECK_EQ(r.n, 1); /* only the running one was handled */
+	ATF_CHECK_EQ(q.queued_root, 0);
+	queue_stop(&q);
+}
+
 ATF_TC_WITHOUT_HEAD(devpaths_related);
 ATF_TC_BODY(devpaths_related, tc)
 {
@@ -195,6 +230,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, root_path_first);
 	ATF_TP_ADD_TC(tp, done_list_carries_uuid);
 	ATF_TP_ADD_TC(tp, workers_on_demand);
+	ATF_TP_ADD_TC(tp, take_waiting);
 	ATF_TP_ADD_TC(tp, devpaths_related);
 	return atf_no_error();
 }

@@ -508,9 +508,16 @@ handoff_under_burst_body() {
 	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report 2000
 	last=$(jq .events.last_seqnum "$RUN/status.json")
 	[ "$last" -gt 0 ] || atf_fail "status.json names no event taken: $(cat "$RUN/status.json")"
-	# each of our events exactly once: handled here (logged) or handed over
-	sed -n 's/^initdev: event \([0-9]*\) change .* \([0-9a-f-]*\)$/\1 \2/p' daemon.log > here
+	# each of our events exactly once: handled here (taken, logged) or
+	# handed over; an event taken but given back at the handoff (it
+	# outlasted the grace) is not handled here: the kernel sent it again,
+	# with its SYNTH_UUID, after the last one taken
+	sed -n 's/^initdev: handoff: event \([0-9]*\) change .* sent again \([0-9a-f-]*\)$/\1 \2/p' \
+		daemon.log > given
+	sed -n 's/^initdev: event \([0-9]*\) change .* \([0-9a-f-]*\)$/\1 \2/p' daemon.log |
+		grep -v -x -F -f given > here
 	sed -n 's/^event=\([0-9]*\) change@.* uuid=\([0-9a-f-]*\)$/\1 \2/p' out > there
+	echo "given back at the handoff: $(wc -l < given)"
 	here_n=$(grep -c -F -f burst.uuids here)
 	there_n=$(grep -c -F -f burst.uuids there)
 	echo "handled here $here_n, handed over $there_n, of $(wc -l < burst.uuids)"
@@ -526,6 +533,85 @@ handoff_under_burst_body() {
 	[ "$max_here" -le "$last" ] || atf_fail "status.json last_seqnum $last < $max_here"
 }
 handoff_under_burst_cleanup() { daemon_cleanup; }
+
+# run_holders: pids of the holders serving $RUN (a holder started beside
+# running workers is the daemon's child, not the daemon itself)
+run_holders() {
+	for p in /proc/[0-9]*; do
+		a=$(tr '\0' ' ' < "$p/cmdline" 2> /dev/null)
+		case $a in "@initdev-holder "*" --run $RUN "*) echo "${p#/proc/}" ;; esac
+	done
+}
+
+atf_test_case handoff_gives_back cleanup
+handoff_gives_back_head() {
+	atf_set descr "events in hand that outlast the handoff's grace: the waiting ones are sent again by the kernel and reach the adopter, the running one is abandoned, the handoff returns at once"
+	atf_set require.user root
+	atf_set require.progs "jq"
+}
+handoff_gives_back_body() {
+	setup_vars
+	ID0="$(atf_get_srcdir)/../../initdev"
+	mkdir dev && mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
+	: > cmdline
+	mkdir udev-rules
+	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	# one worker, every event takes 3 s on it (as a module load the kernel
+	# holds until its asynchronous probing ends): five events pile up
+	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
+		--workers 1 --test-delay-ms 3000 2> daemon.log &
+	daemon=$!
+	echo $daemon > holder.pid
+	i=0
+	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	atf_check -s exit:0 $ID settle --timeout 10
+	burst 5
+	i=0
+	until [ "$($ID status --json | jq .events.accepted)" -ge 5 ] || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	t0=$(date +%s%N)
+	atf_check -s exit:0 $ID handoff --timeout 30
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "handoff returned after $ms ms"
+	# waiting for the five would take 15 s; the grace is 250 ms
+	[ "$ms" -lt 2000 ] || atf_fail "handoff took $ms ms: it waited for the workers"
+	# (a shared host's other tests may add events on the mem devices)
+	jq -c "{events, handoff}" "$RUN/status.json"
+	[ "$(jq '.events.accepted - .handoff.given_back' "$RUN/status.json")" -eq 1 ] &&
+		[ "$(jq .handoff.abandoned "$RUN/status.json")" -eq 1 ] ||
+		atf_fail "given back / abandoned: $(jq -c "{events, handoff}" "$RUN/status.json")"
+	grep -q 'handoff: holder started as pid' daemon.log || atf_fail "no holder beside the workers: $(cat daemon.log)"
+	# the holder (the daemon's stderr is its too) says so
+	grep -q "holding .*; $(jq .handoff.given_back "$RUN/status.json") events in hand were sent again .*; 1 events in hand were abandoned" daemon.log ||
+		atf_fail "the holder's line: $(grep 'holding' daemon.log)"
+	# the daemon ended (its workers with it); a holder of its own serves RUN
+	wait "$daemon"
+	holders=$(run_holders)
+	[ -n "$holders" ] && [ "$holders" != "$daemon" ] || atf_fail "holders: '$holders' (daemon $daemon)"
+	atf_check -s exit:0 -e ignore -o save:out "$HP" --run "$RUN" adopt -- "$HP" report 2000
+	# ours given back reach the adopter once each, with their SYNTH_UUID;
+	# the one abandoned to the worker (if ours: the oldest) does not
+	sed -n 's/^event=\([0-9]*\) change@.* uuid=\([0-9a-f-]*\)$/\1 \2/p' out > there
+	sed -n 's/^initdev: handoff: event [0-9]* change .* sent again \([0-9a-f-]*\)$/\1/p' \
+		daemon.log > given
+	[ "$(grep -c -x -F -f burst.uuids given)" -ge 4 ] || atf_fail "given back: $(cat given)"
+	while read -r u; do
+		n=$(grep -c " $u$" there)
+		if grep -q -x "$u" given; then
+			[ "$n" -eq 1 ] || atf_fail "event $u, given back, reached the adopter $n times"
+		else
+			[ "$u" = "$(head -n 1 burst.uuids)" ] || atf_fail "event $u was neither given back nor the running one"
+			[ "$n" -eq 0 ] || atf_fail "the abandoned event $u reached the adopter"
+		fi
+	done < burst.uuids
+}
+handoff_gives_back_cleanup() {
+	RUN="$PWD/run"
+	for p in $(run_holders); do kill -9 "$p"; done
+	daemon_cleanup
+}
 
 atf_test_case holder_without_binary cleanup
 holder_without_binary_head() {
@@ -599,6 +685,7 @@ atf_init_test_cases() {
 	atf_add_test_case only_group_1
 	atf_add_test_case overflow_preserved
 	atf_add_test_case handoff_under_burst
+	atf_add_test_case handoff_gives_back
 	atf_add_test_case holder_without_binary
 	atf_add_test_case daemon_handoff
 	atf_add_test_case udevadm_exit_hands_off
