@@ -94,7 +94,9 @@ static int hold(int argc, char **argv)
 	fflush(stdout);
 	log_init(&log, LOG_TARGET_STDERR, LOG_DEBUG);
 	r = handoff_exec_holder(handoff_open_self(),
-				&(struct handoff_holder_args){ fd, run, timeout, 0 }, &log);
+				&(struct handoff_holder_args){
+					.uevent_fd = fd, .run_dir = run, .timeout_sec = timeout },
+				&log);
 	fprintf(stderr, "hold: handoff_exec_holder: %s\n", strerror(-r));
 	return 1;
 }
