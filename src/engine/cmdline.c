@@ -18,6 +18,7 @@
 
 #include "util/escape.h"
 #include "util/number.h"
+#include "util/readfull.h"
 
 #define MODULE_NAME_MAX 64 /* bytes of a module name we accept */
 #define WARN_MAX 16        /* warnings per parse before we only count them */
@@ -399,27 +400,13 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len,
 static ssize_t read_bounded(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	size_t got = 0;
+	ssize_t got;
 
 	if (fd < 0)
 		return -errno;
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	got = read_full(fd, buf, size);
 	close(fd);
-	return (ssize_t)got;
+	return got;
 }
 
 int cmdline_load(struct cmdline *c, const char *path, const struct logger *log)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "util/readfull.h"
 
 static const struct {
 	const char *name;
@@ -71,7 +72,7 @@ static int read_all(const char *path, char **text, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
-	size_t got = 0;
+	ssize_t got;
 
 	if (fd < 0)
 		return -errno;
@@ -90,17 +91,14 @@ static int read_all(const char *path, char **text, size_t *len)
 		close(fd);
 		return -ENOMEM;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, *text + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	got = read_full(fd, *text, (size_t)st.st_size);
 	close(fd);
-	*len = got;
+	if (got < 0) {
+		free(*text);
+		*text = NULL;
+		return (int)got;
+	}
+	*len = (size_t)got;
 	return 0;
 }
 

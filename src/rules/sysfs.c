@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rules/rules.h"
+#include "util/readfull.h"
 
 /* name: plain relative components, none ".", ".." or empty. */
 static bool plain_name(const char *name)
@@ -74,7 +75,8 @@ static int read_link_name(int dir, const char *leaf, char *out, size_t size)
 static int read_file(int dir, const char *leaf, char *out, size_t size)
 {
 	int fd = openat(dir, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	size_t got = 0;
+	size_t got;
+	ssize_t r;
 	struct stat st;
 
 	if (fd < 0)
@@ -83,17 +85,10 @@ static int read_file(int dir, const char *leaf, char *out, size_t size)
 		close(fd);
 		return -ENOENT;
 	}
-	while (got < size - 1) {
-		ssize_t r = read(fd, out + got, size - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	/* a read error (EIO from some attributes) reads as an empty value */
+	r = read_full(fd, out, size - 1);
 	close(fd);
-	out[got] = '\0';
+	out[r < 0 ? 0 : r] = '\0';
 	/* as sd-device: cut at a NUL, drop trailing newlines */
 	got = strlen(out);
 	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))

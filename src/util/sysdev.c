@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/readfull.h"
+
 int sysdev_root_open(struct sysdev_root *root, const char *sysfs)
 {
 	root->walk_only = false;
@@ -180,24 +182,6 @@ static int open_attr(const struct sysdev_root *root, const char *devpath,
 	return fd;
 }
 
-static ssize_t read_bounded(int fd, void *buf, size_t size)
-{
-	size_t got = 0;
-
-	while (got < size) {
-		ssize_t r = read(fd, (char *)buf + got, size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 int sysdev_attr_raw(const struct sysdev_root *root, const char *devpath,
 		    const char *name, unsigned char *out, size_t size)
 {
@@ -206,7 +190,7 @@ int sysdev_attr_raw(const struct sysdev_root *root, const char *devpath,
 
 	if (fd < 0)
 		return fd;
-	r = read_bounded(fd, out, size);
+	r = read_full(fd, out, size);
 	close(fd);
 	return (int)r;
 }
