@@ -7,10 +7,12 @@
 # BOOT_TIMEOUT before calling these. stock_test, which boots no initdev,
 # uses the harness half (harness_setup, checked_boot).
 
+# initdev_head [PROGS [TIMEOUT]]: root, the boot programs (and PROGS), the
+# timeout (default 300 s); each property set once (kyua refuses duplicates)
 initdev_head() {
 	atf_set require.user root
 	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum${1:+ $1}"
-	atf_set timeout 300
+	atf_set timeout "${2:-300}"
 }
 
 # initdev_locate: sets INITDEV_BIN, INITDEV_MODULE and INITDEV_REALROOT

@@ -55,9 +55,7 @@ SETTLE_S=10
 . "$(dirname "$0")/initdev-lib.sh"
 
 scale_head() {
-	initdev_head
-	atf_set require.progs "qemu-system-x86_64 dracut mkfs.ext4 sfdisk timeout cpio sha256sum jq"
-	atf_set timeout 1800
+	initdev_head jq 1800
 }
 
 # scale_setup [stock]: skip unless asked for; the images (INITRD, and
