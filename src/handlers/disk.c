@@ -216,6 +216,14 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 	(void)disk_links_update(c->links, ev->devpath, &info, 0, ptrs, n);
 }
 
+/* Only what udev's rules probe gets probed and named (path_id_probed_kernel). */
+static bool probed(const struct uevent *ev)
+{
+	const char *slash = strrchr(ev->devpath, '/');
+
+	return path_id_probed_kernel(slash ? slash + 1 : ev->devpath);
+}
+
 void disk_handle(struct disk_ctx *c, const struct uevent *ev)
 {
 	if (strcmp(ev->subsystem, "block") != 0)
@@ -227,7 +235,7 @@ void disk_handle(struct disk_ctx *c, const struct uevent *ev)
 	}
 	if (ev->action == UEVENT_MOVE && ev->devpath_old)
 		(void)disk_links_remove(c->links, ev->devpath_old);
-	if (!ev->devname || !ev->has_devnum)
+	if (!ev->devname || !ev->has_devnum || !probed(ev))
 		return;
 	if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE || ev->action == UEVENT_MOVE)
 		probe_and_link(c, ev);
@@ -238,7 +246,7 @@ void disk_handle(struct disk_ctx *c, const struct uevent *ev)
 /* Probing reads the device: that belongs on a worker. */
 static bool may_block(void *ctx, const struct uevent *ev)
 {
-	return strcmp(ev->subsystem, "block") == 0 && ev->devname &&
+	return strcmp(ev->subsystem, "block") == 0 && ev->devname && probed(ev) &&
 	       (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE ||
 		ev->action == UEVENT_MOVE);
 }

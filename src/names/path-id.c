@@ -621,6 +621,12 @@ bool path_id_storage_kernel(const char *sysname)
 	return false;
 }
 
+bool path_id_probed_kernel(const char *sysname)
+{
+	return path_id_storage_kernel(sysname) || strncmp(sysname, "dm-", 3) == 0 ||
+	       strncmp(sysname, "md", 2) == 0;
+}
+
 bool path_id_match(const char *name, const char *patterns)
 {
 	char alt[SYSDEV_NAME_MAX];

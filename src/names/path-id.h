@@ -62,6 +62,13 @@ int path_id_storage_disk(const struct sysdev_root *root, const char *devpath,
 			 char sysname[SYSDEV_NAME_MAX]);
 /* A kernel name from the rules' KERNEL list (loop*, sd*, vd*, nvme*, ...). */
 bool path_id_storage_kernel(const char *sysname);
+/*
+ * A block device udev's rules probe with blkid: the storage kernel names
+ * (60-persistent-storage), dm-* (13-dm-disk) and md* (63-md-raid-arrays).
+ * Not fd*, ram*, zram*, mtdblock*: udev gives them no filesystem links,
+ * and probing a floppy drive costs I/O errors and seconds.
+ */
+bool path_id_probed_kernel(const char *sysname);
 /* A udev rule match: name against "a|b|c" glob alternatives. */
 bool path_id_match(const char *name, const char *patterns);
 /*

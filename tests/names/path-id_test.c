@@ -308,6 +308,22 @@ ATF_TC_BODY(rules_gate, tc)
 	fx_expect(ROOT, "vda", path_id_links, (const char *const[]){ NULL });
 }
 
+/* The block devices udev's rules probe with blkid, and those they do not. */
+ATF_TC_WITHOUT_HEAD(probed_kernels);
+ATF_TC_BODY(probed_kernels, tc)
+{
+	static const char *const yes[] = { "sda", "sda1", "vda", "nvme0n1p2", "sr0", "loop7",
+					   "mmcblk0p1", "xvda", "dm-0", "dm-12", "md0", "md127",
+					   "nbd3", "pmem0" };
+	static const char *const no[] = { "fd0", "ram0", "zram0", "mtdblock0", "nullb0",
+					  "rbd0", "dm", "" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		ATF_CHECK_MSG(path_id_probed_kernel(yes[i]), "%s", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ATF_CHECK_MSG(!path_id_probed_kernel(no[i]), "%s", no[i]);
+}
+
 /* ---- hostile trees ---- */
 
 ATF_TC_WITHOUT_HEAD(hostile_devpaths);
@@ -420,6 +436,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, hyperv);
 	ATF_TP_ADD_TC(tp, emmc_boot_and_no_transport);
 	ATF_TP_ADD_TC(tp, rules_gate);
+	ATF_TP_ADD_TC(tp, probed_kernels);
 	ATF_TP_ADD_TC(tp, hostile_devpaths);
 	ATF_TP_ADD_TC(tp, symlinks_not_followed);
 	ATF_TP_ADD_TC(tp, hostile_attribute_values);
