@@ -70,7 +70,8 @@ int rules_builtin_lookup(const char *cmd)
 
 static int read_all(const char *path, char **text, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named *.rules must not hang the open; refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	ssize_t got;
 

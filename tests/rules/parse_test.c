@@ -370,6 +370,21 @@ ATF_TC_BODY(directory_order, tc)
 	rules_free(&r);
 }
 
+/* A rules path that is no regular file is refused at once: a FIFO does not hang the load. */
+ATF_TC_WITHOUT_HEAD(not_a_file);
+ATF_TC_BODY(not_a_file, tc)
+{
+	struct rules r;
+
+	ATF_REQUIRE_EQ(mkfifo("fifo.rules", 0600), 0);
+	ATF_REQUIRE_EQ(mkdir("dir.rules", 0755), 0);
+	rules_init(&r, NULL, NULL);
+	ATF_CHECK_EQ(rules_parse_file(&r, "fifo.rules"), -EINVAL);
+	ATF_CHECK_EQ(rules_parse_file(&r, "dir.rules"), -EISDIR);
+	ATF_CHECK_EQ(rules_parse_file(&r, "missing.rules"), 0); /* gone meanwhile: nothing */
+	rules_free(&r);
+}
+
 ATF_TC_WITHOUT_HEAD(lexer_pairs);
 ATF_TC_BODY(lexer_pairs, tc)
 {
@@ -401,6 +416,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, check_mode);
 	ATF_TP_ADD_TC(tp, builtin_lookup);
 	ATF_TP_ADD_TC(tp, directory_order);
+	ATF_TP_ADD_TC(tp, not_a_file);
 	ATF_TP_ADD_TC(tp, lexer_pairs);
 	return atf_no_error();
 }
