@@ -315,23 +315,24 @@ static int control(struct cli *cli, int argc, char **argv)
 	struct {
 		int op;
 		const char *arg;
-	} todo[32];
+	} actions[32]; /* the requested actions, in command-line order */
+	const int max = (int)(sizeof(actions) / sizeof(actions[0]));
 	int c, r = EXIT_OK, n = 0;
 
 	/* everything is checked before anything is done */
 	options_reset();
 	while ((c = next_option(argc, argv, "eRp:t:", opts)) != -1) {
-		if (c == '?' || c == ':' || n >= 32 || (c == 't' && seconds_ms(optarg) < 0))
+		if (c == '?' || c == ':' || n >= max || (c == 't' && seconds_ms(optarg) < 0))
 			return unsupported(argc, argv);
 		if (c != 't')
-			todo[n].op = c, todo[n++].arg = optarg;
+			actions[n].op = c, actions[n++].arg = optarg;
 	}
 	if (optind < argc || n == 0)
 		return unsupported(argc, argv);
 	for (int i = 0; i < n && r == EXIT_OK; i++)
-		r = todo[i].op == 'e'	? control_exit(cli)
-		    : todo[i].op == 'R' ? control_reload(cli)
-					: control_property(cli, todo[i].arg);
+		r = actions[i].op == 'e'   ? control_exit(cli)
+		    : actions[i].op == 'R' ? control_reload(cli)
+					   : control_property(cli, actions[i].arg);
 	return r;
 }
 
