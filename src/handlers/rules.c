@@ -116,6 +116,7 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	h->libexec = access("/usr/lib/udev", F_OK) == 0 ? "/usr/lib/udev" : "/lib/udev";
 	h->sys.fd = -1;
 	h->udevdb.dirfd = -1;
+	h->bcast.fd = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	rules_db_init(&h->db);
 	h->sysfs = strdup(cfg->sysfs);
@@ -129,6 +130,9 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	if (cfg->udev_run && (r = udev_db_open(&h->udevdb, cfg->udev_run, log)) < 0)
 		log_errno(log, LOG_WARNING, r, "%s: the udev database for the real root is not "
 			  "written", cfg->udev_run);
+	if (cfg->broadcast && (r = udev_broadcast_open(&h->bcast)) < 0)
+		log_errno(log, LOG_WARNING, r, "udev's listeners (netlink group 2) are not told "
+			  "of events");
 	return load(h, &h->current);
 }
 
@@ -139,6 +143,7 @@ void rules_handler_fini(struct rules_handler *h)
 	props_clear(&h->global);
 	rules_db_fini(&h->db);
 	udev_db_close(&h->udevdb);
+	udev_broadcast_close(&h->bcast);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
 	free(h->sysfs);
@@ -356,8 +361,68 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 			ev->devpath);
 }
 
-/* Runs the rules on ev; true if its RUN list released a dm cookie. */
-static bool run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
+/*
+ * A dm event's cookie must be released once, after the event (tools wait
+ * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
+ * did not run (no rules, a rule missing, the event's time up) or failed.
+ */
+static void release_cookie(struct rules_handler *h, const struct uevent *ev, bool released)
+{
+	uint32_t cookie;
+	int r;
+
+	if (released || !dm_cookie_of(ev, &cookie) || !dm_cookie_waits(cookie))
+		return;
+	r = dm_cookie_release(cookie);
+	if (r == 0) {
+		pthread_mutex_lock(&h->lock);
+		h->stats.cookies_rescued++;
+		pthread_mutex_unlock(&h->lock);
+		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
+			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
+			cookie);
+	} else if (r != -ENOENT) {
+		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
+			  cookie);
+	}
+}
+
+/*
+ * The device as udevd has it after the event, to udev's listeners: after
+ * the RUN programs (a listener that sees it may use the device) and the
+ * cookie (a tool waiting on it must not see the broadcast first). A failed
+ * send is logged once as a warning, then at debug level (it repeats).
+ */
+static void broadcast(struct rules_handler *h, const struct uevent *ev,
+		      const struct rules_event *re)
+{
+	struct strv links = STRV_INIT;
+	struct udev_broadcast_device d = { .subsystem = ev->subsystem, .devtype = ev->devtype,
+					   .props = &re->props, .links = &links,
+					   .tags = &re->tags, .current_tags = &re->current_tags,
+					   .usec_initialized = re->usec_initialized };
+	uint64_t failures;
+	int r;
+
+	if (h->bcast.fd < 0)
+		return;
+	made_links(re, &links);
+	r = udev_broadcast_send(&h->bcast, &d);
+	strv_clear(&links);
+	pthread_mutex_lock(&h->lock);
+	h->stats.broadcasts += r == 0;
+	failures = h->stats.broadcast_failures += r < 0;
+	pthread_mutex_unlock(&h->lock);
+	if (r < 0)
+		log_errno(h->log, failures == 1 ? LOG_WARNING : LOG_DEBUG, r,
+			  "%s: not broadcast to udev's listeners", ev->devpath);
+}
+
+/*
+ * Runs the rules on ev (none loaded: the event as it came), then releases
+ * its dm cookie if the rules did not, and broadcasts it.
+ */
+static void run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
 {
 	struct rules_handler *h = c->h;
 	struct rules_builtins b = { .sysfs = h->sysfs,
@@ -395,6 +460,7 @@ static bool run_event(struct call *c, const struct rules *rules, const struct ue
 	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
 	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
+		release_cookie(h, ev, false);
 		goto out;
 	}
 	if (!re.usec_initialized)
@@ -407,6 +473,8 @@ static bool run_event(struct call *c, const struct rules *rules, const struct ue
 	persist(c, ev, &re, have_old ? &old : NULL);
 	failed = rules_run_list(&ctx, &re);
 	released = dm_cookie_released_by(&re);
+	release_cookie(h, ev, released);
+	broadcast(h, ev, &re);
 	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&h->lock);
 	h->stats.events++;
@@ -418,7 +486,6 @@ out:
 	props_clear(&global);
 	if (have_old)
 		rules_record_free(&old);
-	return released;
 }
 
 /* ---- the handler contract ------------------------------------------- */
@@ -430,45 +497,20 @@ static bool may_block(void *ctx, const struct uevent *ev)
 	return rules_handler_lines(ctx) > 0;
 }
 
-/*
- * A dm event's cookie must be released once, after the event (tools wait
- * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
- * did not run (no rules, a rule missing, the event's time up) or failed.
- */
-static void release_cookie(struct rules_handler *h, const struct uevent *ev, bool released)
-{
-	uint32_t cookie;
-	int r;
-
-	if (released || !dm_cookie_of(ev, &cookie) || !dm_cookie_waits(cookie))
-		return;
-	r = dm_cookie_release(cookie);
-	if (r == 0) {
-		pthread_mutex_lock(&h->lock);
-		h->stats.cookies_rescued++;
-		pthread_mutex_unlock(&h->lock);
-		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
-			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
-			cookie);
-	} else if (r != -ENOENT) {
-		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
-			  cookie);
-	}
-}
-
 static void handle(void *ctx, const struct handler_call *call)
 {
 	struct rules_handler *h = ctx;
 	struct rules_loaded *l = get(h);
 	struct call c = { .h = h, .kmod = call->worker };
-	bool released = false;
 
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
-	if (l && l->rules.nlines > 0)
-		released = run_event(&c, &l->rules, call->ev);
+	/* also without rules: udevd keeps every device's record and broadcasts every event */
+	if (l)
+		run_event(&c, &l->rules, call->ev);
+	else
+		release_cookie(h, call->ev, false);
 	put(h, l);
-	release_cookie(h, call->ev, released);
 }
 
 static void *worker_new(void *ctx)
