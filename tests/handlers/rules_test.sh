@@ -19,9 +19,10 @@ links_perms_run_body() {
 	mkimg a.img rtlabel
 	l=$(attach a.img)
 	k=$(basename "$l")
+	# our device only: another process's ext4 loop device would RUN too
 	cat > udev-rules/60-test.rules <<EOF
 SUBSYSTEM!="block", GOTO="end"
-KERNEL!="loop[0-9]*", GOTO="end"
+KERNEL!="$k", GOTO="end"
 ENV{ID_FS_TYPE}=="ext4", SYMLINK+="rt/\$env{ID_FS_LABEL_ENC}", SYMLINK+="disk/by-id/rt-%k"
 ENV{ID_FS_TYPE}=="ext4", GROUP="6", MODE="0640", ENV{RT_SEEN}="1"
 ENV{RT_SEEN}=="1", RUN+="/bin/sh -c 'echo \$\$DEVNAME \$\$ID_FS_LABEL \$\$RT_SEEN >> $PWD/ran'"
