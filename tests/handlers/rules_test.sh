@@ -85,13 +85,14 @@ run_timeout_and_failure_body() {
 	echo 'rd.initdev.event_timeout=2' > cmdline
 	mkimg a.img t
 	k=$(basename "$(attach a.img)")
-	# only our device runs the list: each other loop device's event (a
-	# busy host attaches and detaches them) would run it too and keep
-	# coldplug from settling; the sleep's argument is ours alone, so pgrep
-	# sees no other run's sleep
+	# only our device's coldplug add runs the list: each other loop
+	# device's event (a busy host attaches and detaches them), or a change
+	# someone writes to ours, would run it too and keep coldplug from
+	# settling; the sleep's argument is ours alone, so pgrep sees no other
+	# run's sleep
 	nap=30.$$
 	cat > udev-rules/60-test.rules <<EOF
-KERNEL=="$k", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep $nap", RUN+="/bin/sh -c 'touch $PWD/after'"
+ACTION=="add", KERNEL=="$k", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep $nap", RUN+="/bin/sh -c 'touch $PWD/after'"
 EOF
 	start=$(date +%s)
 	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs --timeout 60 $(subtrees)
