@@ -75,6 +75,7 @@ static const char *start_handoff(struct daemon *d, struct client *c)
 	if (d->handoff)
 		return "ERR handoff under way";
 	d->handoff = true;
+	daemon_notify_stopping(d, "Handing the kernel socket over");
 	d->handoff_fd = c->fd;
 	d->handoff_deadline = now_monotonic_usec() + HANDOFF_GRACE_MS * 1000ull;
 	(void)engine_stop_reading(&d->engine);
@@ -118,6 +119,7 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 	if (strcmp(req, "trace") == 0)
 		return write_trace(d) == 0 ? "OK" : "ERR cannot write the trace (see the log)";
 	if (strcmp(req, "exit") == 0) {
+		daemon_notify_stopping(d, "Exiting");
 		d->stop = true;
 		return "OK exiting";
 	}
