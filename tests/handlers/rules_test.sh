@@ -6,47 +6,7 @@
 # (after the native handlers, with the native ID_FS_* visible), the event
 # timeout, reload, and removal.
 
-bin() { echo "$(atf_get_srcdir)/../../initdev"; }
-
-setup_root() {
-	mkdir dev run udev-rules
-	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
-	: > loops
-}
-
-cleanup_root() {
-	[ -f run/pid ] && kill "$(cat run/pid)" 2>/dev/null && sleep 0.2
-	umount "$PWD/dev" 2>/dev/null
-	[ -f loops ] && while read -r l; do losetup -d "$l" 2>/dev/null; done < loops
-	true
-}
-
-mkimg() { # FILE LABEL
-	truncate -s 4M "$1"
-	mkfs.ext4 -q -F -L "$2" "$1" || atf_fail "mkfs.ext4 $1"
-}
-
-attach() { # IMG -> prints /dev/loopN
-	l=$(losetup --find --show "$1") || atf_skip "no loop devices here"
-	echo "$l" >> loops
-	echo "$l"
-}
-
-subtrees() {
-	while read -r l; do printf ' --subtree /devices/virtual/block/%s' "$(basename "$l")"; done < loops
-}
-
-# wait_for CMD...: up to 10 s for CMD to succeed
-wait_for() {
-	i=0
-	until "$@"; do
-		[ $i -lt 100 ] || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+. "$(dirname "$0")/../host-lib.sh"
 
 atf_test_case links_perms_run cleanup
 links_perms_run_head() {
@@ -59,9 +19,10 @@ links_perms_run_body() {
 	mkimg a.img rtlabel
 	l=$(attach a.img)
 	k=$(basename "$l")
+	# our device only: another process's ext4 loop device would RUN too
 	cat > udev-rules/60-test.rules <<EOF
 SUBSYSTEM!="block", GOTO="end"
-KERNEL!="loop[0-9]*", GOTO="end"
+KERNEL!="$k", GOTO="end"
 ENV{ID_FS_TYPE}=="ext4", SYMLINK+="rt/\$env{ID_FS_LABEL_ENC}", SYMLINK+="disk/by-id/rt-%k"
 ENV{ID_FS_TYPE}=="ext4", GROUP="6", MODE="0640", ENV{RT_SEEN}="1"
 ENV{RT_SEEN}=="1", RUN+="/bin/sh -c 'echo \$\$DEVNAME \$\$ID_FS_LABEL \$\$RT_SEEN >> $PWD/ran'"
@@ -123,20 +84,25 @@ run_timeout_and_failure_body() {
 	setup_root
 	echo 'rd.initdev.event_timeout=2' > cmdline
 	mkimg a.img t
-	attach a.img > /dev/null
+	k=$(basename "$(attach a.img)")
+	# only our device runs the list: each other loop device's event (a
+	# busy host attaches and detaches them) would run it too and keep
+	# coldplug from settling; the sleep's argument is ours alone, so pgrep
+	# sees no other run's sleep
+	nap=30.$$
 	cat > udev-rules/60-test.rules <<EOF
-KERNEL=="loop[0-9]*", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep 30", RUN+="/bin/sh -c 'touch $PWD/after'"
+KERNEL=="$k", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep $nap", RUN+="/bin/sh -c 'touch $PWD/after'"
 EOF
 	start=$(date +%s)
 	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs --timeout 60 $(subtrees)
 	took=$(( $(date +%s) - start ))
 	[ "$took" -ge 2 ] && [ "$took" -lt 20 ] || atf_fail "coldplug took $took s (timeout 2 s)"
 	grep -q "exit 7'' failed with exit code 7" err || atf_fail "no exit status logged: $(cat err)"
-	grep -q "sleep 30' timed out, killed" err || atf_fail "no kill logged: $(cat err)"
+	grep -q "sleep $nap' timed out, killed" err || atf_fail "no kill logged: $(cat err)"
 	# past the deadline the rest of the list is not started (and that is logged)
 	[ ! -e after ] || atf_fail "a RUN entry started after the event's time was up"
 	grep -q "after'' not run: the event's time is up" err || atf_fail "skip not logged: $(cat err)"
-	! pgrep -f '^/bin/sleep 30$' > /dev/null || atf_fail "the slow program lives on"
+	! pgrep -f "^/bin/sleep $nap\$" > /dev/null || atf_fail "the slow program lives on"
 }
 run_timeout_and_failure_cleanup() { cleanup_root; }
 
