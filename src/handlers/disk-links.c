@@ -243,6 +243,9 @@ static void unlink_entry(struct disk_links *l, const char *name, struct entry *e
 	if (r < 0)
 		fail(l, r, "remove link %s", esc(x, name));
 	close(dirfd);
+	/* as udev: the directories the last link kept ("disk/by-label") go too */
+	if (r == 0)
+		(void)safedir_remove_empty_parents(l->devfd, name);
 }
 
 /* Point name at w's devname. On failure our old link (if any) goes too. */

@@ -277,6 +277,7 @@ struct rules_event {
 	bool owner_final, group_final, mode_final, devlink_final, run_final, watch_final,
 		name_final;
 	unsigned int builtin_failed_logged;
+	bool lists_stale; /* DEVLINKS/TAGS/CURRENT_TAGS not rebuilt since links or tags changed */
 };
 
 /* The database of other devices' records: IMPORT{parent}, TAGS. */
@@ -358,6 +359,12 @@ bool rules_link_valid(const char *name);
 
 /* systemd's parse_mode: blanks, then octal digits only, at most 07777. 0 or -EINVAL/-ERANGE. */
 int rules_parse_mode(const char *s, mode_t *mode);
+
+/*
+ * systemd's parse_uid/parse_gid: digits only, at most 4294967294, not 65535
+ * (the 16-bit -1). 0 or -EINVAL.
+ */
+int rules_parse_id(const char *s, long *id);
 
 /* For "/dev/NAME" with NAME a valid name inside /dev: NAME. Otherwise NULL. */
 const char *rules_devname_rel(const char *devname);
