@@ -10,10 +10,17 @@
 #include "engine/info.h"
 #include "engine/lookup.h"
 #include "engine/status.h"
+#include "util/escape.h"
+#include "util/oneline.h"
 #include "util/strbuf.h"
 
+/* One reply line (the client splits at '\n'): a line end in it is escaped. */
 static void append_line(void *u, const char *line)
 {
+	char esc[1024];
+
+	if (!oneline_ok(line))
+		line = escape_log(esc, sizeof(esc), line, strlen(line));
 	strbuf_printf(u, "%s\n", line);
 }
 
