@@ -6,23 +6,17 @@
 # of the host: a private tmpfs /dev, no coldplug (the trigger service's
 # job), a kernel socket that only listens.
 
-bin() { echo "$(atf_get_srcdir)/../../initdev"; }
+. "$(dirname "$0")/../host-lib.sh"
+
 pid1() { echo "$(atf_get_srcdir)/../fake-pid1"; }
 
-setup_root() {
-	mkdir dev run udev udev-rules
-	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	# what systemd-udevd (no arguments) runs, with every root private: no
-	# devtmpfs, no host rules, no coldplug (the trigger service's job)
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules --udev-run $PWD/udev"
+# setup_service: setup_root, and what systemd-udevd (no arguments) runs with
+# every root private: no devtmpfs, no host rules, no coldplug (the trigger
+# service's job)
+setup_service() {
+	setup_root
+	ID="$ID --udev-run $PWD/udev"
 	DAEMON="$ID daemon --foreground --no-coldplug --no-devtmpfs"
-}
-
-cleanup_root() {
-	if [ -f run/pid ]; then kill "$(cat run/pid)" 2>/dev/null; sleep 0.2; fi
-	umount "$PWD/dev" 2>/dev/null
-	true
 }
 
 # out FILE PATTERN...: each pattern matches a line of FILE, else fail with it
@@ -39,7 +33,7 @@ ready_status_stopping_head() {
 	atf_set require.user root
 }
 ready_status_stopping_body() {
-	setup_root
+	setup_service
 	"$(pid1)" --kernel none --term -- $DAEMON > out 2> err ||
 		atf_fail "fake-pid1 failed: $(cat err)"
 	expect out '^notify: READY=1|STATUS=Processing kernel events: ' \
@@ -56,7 +50,7 @@ watchdog_pings_head() {
 	atf_set require.user root
 }
 watchdog_pings_body() {
-	setup_root
+	setup_service
 	# SIGTERM only after three pings: a daemon that never pings times out here
 	"$(pid1)" --kernel none --watchdog 200000 --watchdogs 3 --term --timeout 60 \
 		-- $DAEMON > out 2> err || atf_fail "fake-pid1 failed: $(cat err)"
@@ -71,7 +65,7 @@ bad_notify_socket_warns_head() {
 	atf_set require.user root
 }
 bad_notify_socket_warns_body() {
-	setup_root
+	setup_service
 	NOTIFY_SOCKET=relative $ID daemon --no-coldplug --no-devtmpfs 2> err ||
 		atf_fail "did not start: $(cat err)"
 	expect err "NOTIFY_SOCKET is neither"
