@@ -309,6 +309,9 @@ static int remove_node(struct devnode *d, const char *devname, bool block,
 		d->stats.nodes_removed++;
 	}
 	parent_done(d, dirfd);
+	/* as devtmpfs: a node's empty directories ("bus/usb/001") go with it */
+	if (r == 0)
+		(void)safedir_remove_empty_parents(d->devfd, devname);
 	return r;
 }
 

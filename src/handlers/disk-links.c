@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "util/oneline.h"
 #include "util/safedir.h"
 
 /* The devname field's size; a devname must fit it with its NUL. */
@@ -243,6 +244,9 @@ static void unlink_entry(struct disk_links *l, const char *name, struct entry *e
 	if (r < 0)
 		fail(l, r, "remove link %s", esc(x, name));
 	close(dirfd);
+	/* as udev: the directories the last link kept ("disk/by-label") go too */
+	if (r == 0)
+		(void)safedir_remove_empty_parents(l->devfd, name);
 }
 
 /* Point name at w's devname. On failure our old link (if any) goes too. */
@@ -580,7 +584,7 @@ static int update(struct disk_links *l, const char *devpath,
 	int r;
 
 	if (devpath == NULL || info == NULL || (n > 0 && names == NULL) ||
-	    strlen(devpath) + sizeof(RULES_SUFFIX) > PATH_MAX || strchr(devpath, '\n'))
+	    strlen(devpath) + sizeof(RULES_SUFFIX) > PATH_MAX || !oneline_ok(devpath))
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
 	if (!devname_valid(info->devname))

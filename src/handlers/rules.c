@@ -244,12 +244,18 @@ static int event_from(struct call *c, const struct uevent *ev, const struct rule
 /* SYMLINK results go through the link table, relative to --dev. */
 static void apply_links(struct call *c, const struct uevent *ev, struct rules_event *re)
 {
-	const char *names[STRV_MAX];
 	struct disk_links_device_info info = { .major = ev->major, .minor = ev->minor };
+	const char **names;
 	size_t n = 0;
 
 	if (!ev->devname || !ev->has_devnum)
 		return;
+	/* up to STRV_MAX links: too many for a worker's stack */
+	names = calloc(re->links.n + 1, sizeof(*names));
+	if (!names) {
+		log_msg(c->h->log, LOG_WARNING, "%s: rules links: out of memory", ev->devpath);
+		return;
+	}
 	snprintf(info.devname, sizeof(info.devname), "%s", ev->devname);
 	for (size_t i = 0; i < re->links.n; i++) {
 		const char *name = re->links.v[i] + strlen("/dev/");
@@ -272,6 +278,7 @@ static void apply_links(struct call *c, const struct uevent *ev, struct rules_ev
 		info.removable = disk_removable(c->h->sysfs, ev->devpath,
 						ev->devtype && strcmp(ev->devtype, "partition") == 0);
 	(void)disk_links_update_rules(c->h->links, ev->devpath, &info, re->link_priority, names, n);
+	free(names);
 }
 
 /* The links initdev made (or the disk handler keeps) for ev, as udev lists them. */

@@ -23,7 +23,7 @@
 static int assign_env(struct evstate *s, const struct rules_token *t)
 {
 	char v[RULES_NAME_MAX];
-	const char *old = props_get(&s->ev->props, t->attr);
+	const char *old = ev_sync_lists(s->ev) < 0 ? NULL : props_get(&s->ev->props, t->attr);
 	char e[EV_ESC_MAX];
 	size_t used = 0;
 	bool trunc;
@@ -71,7 +71,7 @@ static int assign_tag(struct evstate *s, const struct rules_token *t)
 		char e[EV_ESC_MAX];
 
 		ev_log(s, LOG_ERR, "invalid tag name '%s', ignoring", ev_esc(e, buf));
-		return ev_sync_lists(ev);
+		return ev_lists_changed(ev);
 	}
 	if (t->op == ROP_REMOVE)
 		strv_remove(&ev->current_tags, buf);
@@ -79,7 +79,7 @@ static int assign_tag(struct evstate *s, const struct rules_token *t)
 		r = strv_add(&ev->current_tags, buf);
 	if (r < 0)
 		return r;
-	return ev_sync_lists(ev);
+	return ev_lists_changed(ev);
 }
 
 static int add_links(struct evstate *s, char *buf)
@@ -101,7 +101,7 @@ static int add_links(struct evstate *s, char *buf)
 		}
 		p = next ? next : p + strlen(p);
 	}
-	return ev_sync_lists(s->ev);
+	return ev_lists_changed(s->ev);
 }
 
 static int assign_devlink(struct evstate *s, const struct rules_token *t)
@@ -120,7 +120,7 @@ static int assign_devlink(struct evstate *s, const struct rules_token *t)
 	if (trunc) {
 		ev_log(s, LOG_WARNING, "symlink '%s' is truncated while substituting, refusing it",
 		       ev_esc(e, t->value));
-		return ev_sync_lists(ev);
+		return ev_lists_changed(ev);
 	}
 	if (ev->esc == ESC_UNSET)
 		ustr_replace_chars(buf, "/ ");
@@ -144,11 +144,17 @@ static void assign_owner_name(struct evstate *s, const struct rules_token *t, bo
 	char name[RULES_NAME_MAX], buf[4096], e[EV_ESC_MAX];
 	struct passwd pw, *pwp = NULL;
 	struct group gr, *grp = NULL;
+	long id;
 
 	if (!take_final(group ? &s->ev->group_final : &s->ev->owner_final, t) ||
 	    !ev_format(s, t->value, name, sizeof(name), group ? "group" : "user", false))
 		return;
-	if (group && getgrnam_r(name, &gr, buf, sizeof(buf), &grp) == 0 && grp)
+	/* udev's get_user_creds/get_group_creds: a number first ("%c" giving "1"), then a name */
+	if (rules_parse_id(name, &id) == 0 && group)
+		s->ev->gid = (gid_t)id;
+	else if (rules_parse_id(name, &id) == 0)
+		s->ev->uid = (uid_t)id;
+	else if (group && getgrnam_r(name, &gr, buf, sizeof(buf), &grp) == 0 && grp)
 		s->ev->gid = grp->gr_gid;
 	else if (!group && getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) == 0 && pwp)
 		s->ev->uid = pwp->pw_uid;

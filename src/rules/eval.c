@@ -187,7 +187,7 @@ static int match_token(struct evstate *s, const struct rules_token *t)
 	case RTK_M_DEVLINK: return match_list(t, &ev->links, strlen("/dev/"));
 	case RTK_M_NAME: return match_string(t, ev->name);
 	case RTK_M_ENV: {
-		const char *v = props_get(&ev->props, t->attr);
+		const char *v = ev_sync_lists(ev) < 0 ? NULL : props_get(&ev->props, t->attr);
 
 		/* udevd's global properties count for matches only, not for $env{} */
 		if (!v && s->ctx->global)

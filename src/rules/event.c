@@ -103,7 +103,8 @@ int rules_event_init(struct rules_event *ev, const char *const *env, size_t n,
 	for (size_t i = 0; i < n && r != -ENOMEM; i++)
 		r = props_set_pair(&ev->props, env[i], false);
 	if (r == -ENOMEM || (r = take_identity(ev)) < 0 || (r = absolute_devname(ev)) < 0 ||
-	    (old && (r = join_old(ev, old)) < 0) || (r = ev_sync_lists(ev)) < 0) {
+	    (old && (r = join_old(ev, old)) < 0) || (r = ev_lists_changed(ev)) < 0 ||
+	    (r = ev_sync_lists(ev)) < 0) {
 		rules_event_free(ev);
 		return r;
 	}
@@ -146,24 +147,33 @@ static int set_list(struct props *p, const char *key, const struct strv *l, cons
 	for (size_t i = 0; i < l->n; i++)
 		w += sprintf(w, "%s%s", i ? sep : "", l->v[i]);
 	sprintf(w, "%s", post);
-	r = strlen(buf) < PROPS_VALUE_MAX ? props_set(p, key, buf, false) : -E2BIG;
+	/* as long as the list is (bounded by STRV_BYTES_MAX): udev cuts none */
+	r = props_set_long(p, key, buf, false, len);
 	free(buf);
 	return r;
 }
 
 int ev_sync_lists(struct rules_event *ev)
 {
-	int r = set_list(&ev->props, "DEVLINKS", &ev->links, "", " ", "");
+	int r;
+
+	if (!ev->lists_stale)
+		return 0;
+	r = set_list(&ev->props, "DEVLINKS", &ev->links, "", " ", "");
 
 	if (r == 0)
 		r = set_list(&ev->props, "TAGS", &ev->tags, ":", ":", ":");
 	if (r == 0)
 		r = set_list(&ev->props, "CURRENT_TAGS", &ev->current_tags, ":", ":", ":");
+	if (r == 0)
+		ev->lists_stale = false;
 	return r;
 }
 
 int rules_event_finish(struct rules_event *ev)
 {
+	/* callers add links of their own (the native names) before calling */
+	ev->lists_stale = true;
 	return ev_sync_lists(ev);
 }
 

@@ -171,7 +171,7 @@ static int parse_mode(const char *s, long *mode)
 }
 
 /* systemd's parse_uid: decimal, not the invalid 16- and 32-bit values. */
-static int parse_id(const char *s, long *id)
+int rules_parse_id(const char *s, long *id)
 {
 	uint64_t v;
 
@@ -232,9 +232,9 @@ static int parse_owner(struct pstate *ps, const char *key, char *attr, int op, c
 		report(ps, LOG_WARNING, "%s key takes '=' or ':=' operator, assuming '='", key);
 		op = ROP_ASSIGN;
 	}
-	if (parse_id(value, &id) == 0 || !strpbrk(value, "%$"))
+	if (rules_parse_id(value, &id) == 0 || !strpbrk(value, "%$"))
 		return add_num(ps, group ? RTK_A_GROUP_ID : RTK_A_OWNER_ID, op,
-			       parse_id(value, &id) == 0 ? id : resolve_owner(ps, value, group));
+			       rules_parse_id(value, &id) == 0 ? id : resolve_owner(ps, value, group));
 	check_format(ps, key, value, true);
 	return add(ps, group ? RTK_A_GROUP : RTK_A_OWNER, op, value, NULL);
 }

@@ -505,7 +505,7 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 		}
 		argv[0] = prog;
 	}
-	env = make_env(&s->ev->props);
+	env = ev_sync_lists(s->ev) == 0 ? make_env(&s->ev->props) : NULL;
 	if (!env)
 		return -ENOMEM;
 	r = exec_run(argv, env, &o, &st);

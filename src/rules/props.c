@@ -45,6 +45,11 @@ static int append(struct props *p, const char *key, char *value, bool db)
 
 int props_set(struct props *p, const char *key, const char *value, bool db)
 {
+	return props_set_long(p, key, value, db, PROPS_VALUE_MAX);
+}
+
+int props_set_long(struct props *p, const char *key, const char *value, bool db, size_t max)
+{
 	struct prop *e;
 	char *v;
 	int r;
@@ -57,7 +62,7 @@ int props_set(struct props *p, const char *key, const char *value, bool db)
 			drop(p, e);
 		return 0;
 	}
-	if (strlen(value) >= PROPS_VALUE_MAX)
+	if (strlen(value) >= max)
 		return -E2BIG;
 	v = strdup(value);
 	if (!v)
@@ -120,7 +125,7 @@ int strv_add(struct strv *s, const char *str)
 
 	if (strv_contains(s, str))
 		return 0;
-	if (s->n >= STRV_MAX)
+	if (s->n >= STRV_MAX || s->bytes + strlen(str) + 1 > STRV_BYTES_MAX)
 		return -E2BIG;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
@@ -135,6 +140,7 @@ int strv_add(struct strv *s, const char *str)
 	if (!d)
 		return -ENOMEM;
 	s->v[s->n++] = d;
+	s->bytes += strlen(d) + 1;
 	return 1;
 }
 
@@ -151,6 +157,7 @@ void strv_remove(struct strv *s, const char *str)
 	for (size_t i = 0; i < s->n; i++) {
 		if (strcmp(s->v[i], str) != 0)
 			continue;
+		s->bytes -= strlen(s->v[i]) + 1;
 		free(s->v[i]);
 		memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(char *));
 		s->n--;

@@ -36,6 +36,11 @@ struct props {
  * with '=', -E2BIG past the bounds, -ENOMEM.
  */
 int props_set(struct props *p, const char *key, const char *value, bool db);
+/*
+ * props_set with a longer bound than PROPS_VALUE_MAX, for the lists udev
+ * builds itself (DEVLINKS, TAGS from a strv): max bytes with the NUL.
+ */
+int props_set_long(struct props *p, const char *key, const char *value, bool db, size_t max);
 /* Set from "KEY=VALUE" (db false: from the event). */
 int props_set_pair(struct props *p, const char *pair, bool db);
 const char *props_get(const struct props *p, const char *key);
@@ -46,13 +51,22 @@ int props_copy(struct props *dst, const struct props *src);
 struct strv {
 	char **v;
 	size_t n, cap;
+	size_t bytes; /* of the strings, with their NULs */
 };
 
 #define STRV_INIT \
 	{         \
 		0 \
 	}
-#define STRV_MAX 1024
+/*
+ * udev keeps no bound on a device's tags or links; initdev bounds each list
+ * by its memory (STRV_BYTES_MAX bytes of strings) and, because a lookup is
+ * a linear scan, by STRV_MAX entries: only a rules file with that many
+ * TAG+= or SYMLINK+= words reaches either (udev's own suite gives a device
+ * 10,000 tags).
+ */
+#define STRV_MAX 65536
+#define STRV_BYTES_MAX (1024 * 1024)
 
 /* Add s unless present: 1 added, 0 present, -E2BIG, -ENOMEM. */
 int strv_add(struct strv *s, const char *str);

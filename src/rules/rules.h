@@ -115,7 +115,11 @@ enum rules_st {
 	RST_SUBSYS, /* "[subsystem/kernel]attribute" */
 };
 
-/* udev 252's builtins; initdev provides some through rules_ctx.builtin. */
+/*
+ * udev's builtins, in udev 257's order (252's and net_driver, new in 257:
+ * the order decides which a prefix names); initdev provides some through
+ * rules_ctx.builtin.
+ */
 enum rules_builtin {
 	RB_BLKID,
 	RB_BTRFS,
@@ -123,6 +127,7 @@ enum rules_builtin {
 	RB_INPUT_ID,
 	RB_KEYBOARD,
 	RB_KMOD,
+	RB_NET_DRIVER,
 	RB_NET_ID,
 	RB_NET_SETUP_LINK,
 	RB_PATH_ID,
@@ -136,7 +141,7 @@ const char *rules_builtin_name(enum rules_builtin b);
 int rules_builtin_lookup(const char *cmd);
 /* Builtins that run once per event (udev's run_once). */
 bool rules_builtin_run_once(enum rules_builtin b);
-/* The builtins initdev has (blkid, kmod, path_id). */
+/* The builtins initdev has (blkid, kmod, net_driver, path_id). */
 bool rules_builtin_supported(enum rules_builtin b);
 
 struct rules_token {
@@ -272,6 +277,7 @@ struct rules_event {
 	bool owner_final, group_final, mode_final, devlink_final, run_final, watch_final,
 		name_final;
 	unsigned int builtin_failed_logged;
+	bool lists_stale; /* DEVLINKS/TAGS/CURRENT_TAGS not rebuilt since links or tags changed */
 };
 
 /* The database of other devices' records: IMPORT{parent}, TAGS. */
@@ -353,6 +359,12 @@ bool rules_link_valid(const char *name);
 
 /* systemd's parse_mode: blanks, then octal digits only, at most 07777. 0 or -EINVAL/-ERANGE. */
 int rules_parse_mode(const char *s, mode_t *mode);
+
+/*
+ * systemd's parse_uid/parse_gid: digits only, at most 4294967294, not 65535
+ * (the 16-bit -1). 0 or -EINVAL.
+ */
+int rules_parse_id(const char *s, long *id);
 
 /* For "/dev/NAME" with NAME a valid name inside /dev: NAME. Otherwise NULL. */
 const char *rules_devname_rel(const char *devname);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "names/udev-string.h"
+#include "rules/eval.h"
 #include "rules/sysfs.h"
 #include "util/number.h"
 
@@ -298,7 +299,7 @@ static void put_one(const struct rules_ctx *ctx, struct rules_event *ev, struct 
 	case S_ROOT: puts_(o, "/dev"); break;
 	case S_SYS: puts_(o, ctx->sysfs ? ctx->sysfs : "/sys"); break;
 	case S_ENV:
-		if ((v = props_get(&ev->props, attr)))
+		if (ev_sync_lists(ev) == 0 && (v = props_get(&ev->props, attr)))
 			puts_(o, v);
 		break;
 	}

@@ -111,3 +111,43 @@ int safedir_put_link(int dirfd, const char *leaf, const char *target, int tmpfd,
 	(void)unlinkat(tmpfd, tmp, 0);
 	return state;
 }
+
+/* Remove the directory named by path's first len bytes if it is empty. */
+static bool remove_dir(int rootfd, const char *path, size_t len)
+{
+	char prefix[PATH_MAX];
+	const char *leaf;
+	bool ok;
+	int fd;
+
+	if (len >= sizeof(prefix))
+		return false;
+	memcpy(prefix, path, len);
+	prefix[len] = '\0';
+	fd = safedir_open_parent(rootfd, prefix, false, &leaf);
+	if (fd < 0)
+		return false;
+	/* AT_REMOVEDIR fails on a symlink (ENOTDIR) and a full directory */
+	ok = unlinkat(fd, leaf, AT_REMOVEDIR) == 0;
+	close(fd);
+	return ok;
+}
+
+int safedir_remove_empty_parents(int rootfd, const char *path)
+{
+	size_t len = strlen(path);
+	int n = 0;
+
+	while (len > 0 && path[len - 1] == '/')
+		len--;
+	for (;;) {
+		/* the parent of path[0..len) */
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		while (len > 0 && path[len - 1] == '/')
+			len--;
+		if (len == 0 || !remove_dir(rootfd, path, len))
+			return n;
+		n++;
+	}
+}

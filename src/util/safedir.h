@@ -38,3 +38,12 @@ int safedir_link_state(int dirfd, const char *name, const char *target);
  */
 int safedir_put_link(int dirfd, const char *name, const char *target, int tmpfd,
 		     const char *tmp_prefix);
+
+/*
+ * After the last entry of a directory went: remove the directories holding
+ * path (relative to rootfd), deepest first, while they are empty, as udev
+ * removes a link's or node's empty parents (rmdir_parents). The root itself
+ * stays; a symlink or anything not an empty directory stops it. Returns how
+ * many were removed.
+ */
+int safedir_remove_empty_parents(int rootfd, const char *path);

@@ -4,23 +4,7 @@
 # /dev is a private tmpfs, nodes are made with mknod, coldplug is limited
 # to /sys/devices/virtual/mem (and tty for the overflow burst).
 
-bin() { echo "$(atf_get_srcdir)/../../initdev"; }
-
-setup_root() {
-	mkdir dev run
-	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	mkdir udev-rules
-	# the command line every call uses (atf_check runs programs, not functions)
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
-}
-
-cleanup_root() {
-	if [ -f run/pid ]; then kill "$(cat run/pid)" 2>/dev/null; sleep 0.2; fi
-	umount "$PWD/dev" 2>/dev/null
-	true
-}
-
+. "$(dirname "$0")/../host-lib.sh"
 
 # check_node NAME: type, major:minor and mode as the kernel announces them
 check_node() {

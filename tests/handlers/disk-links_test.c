@@ -225,11 +225,16 @@ ATF_TC_BODY(claim_release, tc)
 	ATF_CHECK_STREQ(link_of("by-uuid/1234-ABCD"), "../../sda1");
 	ATF_CHECK(!exists("dev/disk/by-label/root"));
 	ATF_CHECK(!exists("dev/disk/by-partuuid/11-22"));
+	/* as udev: the last link's empty directory goes with it */
+	ATF_CHECK(!exists("dev/disk/by-label"));
+	ATF_CHECK(!exists("dev/disk/by-partuuid"));
 	ATF_CHECK(!disk_links_resolve(&f.l, "by-label/root", devname, sizeof(devname)));
 	ATF_CHECK_EQ(stats(&f).links, 1);
 
 	ATF_REQUIRE_EQ(disk_links_remove(&f.l, "/devices/a/sda/sda1"), 0);
 	ATF_CHECK(!exists("dev/disk/by-uuid/1234-ABCD"));
+	ATF_CHECK(!exists("dev/disk"));
+	ATF_CHECK(exists("dev/sda1"));
 	ATF_CHECK_EQ(stats(&f).links, 0);
 	ATF_CHECK_EQ(count_links_checked(), 0);
 	ATF_CHECK_EQ(stats(&f).errors, 0);

@@ -5,39 +5,7 @@
 # /dev with mknod and coldplug limited to those loop devices. blkid's own
 # "udev" output is the oracle for udev's encoding.
 
-bin() { echo "$(atf_get_srcdir)/../../initdev"; }
-
-setup_root() {
-	mkdir dev run
-	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	mkdir udev-rules
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
-	: > loops
-}
-
-cleanup_root() {
-	[ -f run/pid ] && kill "$(cat run/pid)" 2>/dev/null && sleep 0.2
-	umount "$PWD/dev" 2>/dev/null
-	[ -f loops ] && while read -r l; do losetup -d "$l" 2>/dev/null; done < loops
-	true
-}
-
-# mkimg FILE LABEL UUID: an ext4 image (labels are bytes: printf escapes work)
-mkimg() {
-	truncate -s 4M "$1"
-	mkfs.ext4 -q -F -U "$3" -L "$(printf "$2")" "$1" || atf_fail "mkfs.ext4 $1"
-}
-
-attach() { # IMG -> prints /dev/loopN
-	l=$(losetup --find --show "$1") || atf_skip "no loop devices here"
-	echo "$l" >> loops
-	echo "$l"
-}
-
-subtrees() {
-	while read -r l; do printf ' --subtree /devices/virtual/block/%s' "$(basename "$l")"; done < loops
-}
+. "$(dirname "$0")/../host-lib.sh"
 
 # expect_link DIR ENCODED LOOP: dev/disk/DIR/ENCODED -> ../../loopN
 expect_link() {
@@ -95,27 +63,32 @@ detach_and_reattach_head() {
 }
 detach_and_reattach_body() {
 	setup_root
-	mkimg one.img 'first' 0b0b0b0b-0000-4000-8000-000000000001
-	mkimg two.img 'second' 0b0b0b0b-0000-4000-8000-000000000002
+	first=$(uniq_label first) second=$(uniq_label second)
+	u1=$(uniq_uuid) u2=$(uniq_uuid)
+	mkimg one.img "$first" "$u1"
+	mkimg two.img "$second" "$u2"
 	l=$(attach one.img)
 	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
 	atf_check -s exit:0 $ID settle --timeout 30
-	expect_link by-label first "$l"
+	expect_link by-label "$first" "$l"
 	losetup -d "$l"   # the kernel empties the device and sends change
 	i=0
-	while [ -e dev/disk/by-label/first ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ ! -e dev/disk/by-label/first ] && [ ! -L dev/disk/by-label/first ] ||
-		atf_fail "by-label/first survived the detach"
-	[ ! -L dev/disk/by-uuid/0b0b0b0b-0000-4000-8000-000000000001 ] || atf_fail "stale by-uuid"
-	losetup "$l" two.img || atf_fail "reattach"
+	while [ -e "dev/disk/by-label/$first" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -e "dev/disk/by-label/$first" ] && [ ! -L "dev/disk/by-label/$first" ] ||
+		atf_fail "by-label/$first survived the detach"
+	[ ! -L "dev/disk/by-uuid/$u1" ] || atf_fail "stale by-uuid"
+	# the next image on the first free loop device: once detached, ours may
+	# be another process's already (it usually is ours again: a change event
+	# on the same device; else a change or add on another)
+	l=$(attach two.img)
 	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
-		$ID wait --timeout 20 LABEL=second
-	expect_link by-uuid 0b0b0b0b-0000-4000-8000-000000000002 "$l"
+		$ID wait --timeout 20 "LABEL=$second"
+	expect_link by-uuid "$u2" "$l"
 	# --timeout 0 is a look (dracut's emergency hook): there, or not, at once
 	atf_check -s exit:0 -o inline:"$PWD/dev/$(basename "$l")\n" \
-		$ID wait --timeout 0 LABEL=second
-	atf_check -s exit:1 -e match:'LABEL=first is not there; block devices seen' \
-		-e match:"/dev/$(basename "$l") .*LABEL=\"second\"" $ID wait --timeout 0 LABEL=first
+		$ID wait --timeout 0 "LABEL=$second"
+	atf_check -s exit:1 -e match:"LABEL=$first is not there; block devices seen" \
+		-e match:"/dev/$(basename "$l") .*LABEL=\"$second\"" $ID wait --timeout 0 "LABEL=$first"
 	atf_check -s exit:0 $ID exit
 }
 detach_and_reattach_cleanup() { cleanup_root; }
@@ -176,17 +149,26 @@ udevadm_compat_body() {
 }
 udevadm_compat_cleanup() { cleanup_root; }
 
-# busy_daemon: a daemon that needs seconds to settle: every event takes 150 ms
-# on its one worker, and 20 events are handed to it
+# busy_daemon: a daemon that cannot settle until open_gate. It runs in a
+# network namespace of its own (it still hears every kernel event without
+# one, block and mem ones among them), whose lo is a device only it hears
+# and only this test triggers: that one event of ours is held (a rule
+# matches its SYNTH_UUID, its RUN waits for ./open). On a mem device, other
+# processes' events for it would pile up behind ours, fill the events the
+# daemon takes in hand and stop its reading: the disk's would never come.
+# Three workers: one kept free for the root path, one held, one for the rest.
 busy_daemon() {
-	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs --no-coldplug \
-		--workers 1 --test-delay-ms 150
-	for _ in 1 2 3 4; do
-		for d in null zero full random urandom; do
-			echo change > "/sys/devices/virtual/mem/$d/uevent"
-		done
-	done
+	slow=$(uniq_uuid)
+	echo "ENV{SYNTH_UUID}==\"$slow\", RUN+=\"/bin/sh -c ': > $PWD/held; until [ -e $PWD/open ]; do sleep 0.05; done'\"" \
+		> udev-rules/50-gate.rules
+	atf_check -s exit:0 -e ignore unshare --net --mount sh -c \
+		"mount -t sysfs sysfs /sys && exec $ID daemon --no-devtmpfs --no-coldplug --workers 3"
+	nsenter -t "$(cat run/pid)" --net --mount sh -c \
+		"echo 'change $slow' > /sys/class/net/lo/uevent" || atf_fail "cannot trigger lo"
+	wait_for test -e held || atf_fail "the held event never ran"
 }
+open_gate() { : > open; }
+root_awaited() { $ID status | grep -A1 -x 'root_first:' | grep -qx '  active: 1'; }
 
 # expect_busy: the daemon has not settled yet
 expect_busy() {
@@ -196,20 +178,21 @@ expect_busy() {
 
 atf_test_case answer_at_appearance cleanup
 answer_at_appearance_head() {
-	atf_set descr "initdev wait and udevadm settle --exit-if-exists return when the device or file appears, long before settle"
+	atf_set descr "initdev wait and udevadm settle --exit-if-exists return when the device or file appears, dracut's settle when the root path is done: all while another event is held"
 	atf_set require.user root
-	atf_set require.progs "mkfs.ext4 losetup"
+	atf_set require.progs "mkfs.ext4 losetup unshare nsenter"
 }
 answer_at_appearance_body() {
 	setup_root
-	mkimg a.img 'appear' 0e0e0e0e-0000-4000-8000-000000000001
+	appear=$(uniq_label appear)
+	mkimg a.img "$appear"
 	ln -s "$(bin)" udevadm
 	export INITDEV_RUN_DIR="$PWD/run"
 	busy_daemon
-	# a root is awaited: the disk's events go ahead of the 20 queued ones
-	$ID wait --timeout 30 LABEL=appear > wait.out 2> wait.err &
+	# a root is awaited (the wait is in place) before the disk appears
+	$ID wait --timeout 60 "LABEL=$appear" > wait.out 2> wait.err &
 	waiter=$!
-	sleep 0.3
+	wait_for root_awaited || atf_fail "the wait never reached the daemon: $(cat wait.err)"
 	l=$(attach a.img)
 	wait $waiter || atf_fail "wait failed: $(cat wait.err)"
 	expect_busy
@@ -220,12 +203,18 @@ answer_at_appearance_body() {
 	atf_check -s exit:0 ./udevadm settle --timeout=30 --exit-if-exists="$PWD/hooks/work"
 	expect_busy
 	# without the file, dracut's settle waits for the root path (a root is
-	# awaited), not for the rest
+	# awaited), not for the rest: ours is still held. (The root path's
+	# "settled" may be 0 again by the next status: a busy host's loop
+	# devices are on it too; the time it first settled stays.)
 	atf_check -s exit:0 ./udevadm settle --timeout=60
-	atf_check -s exit:0 -o match:'^root_first:$' -o match:'^  settled: 1$' $ID status
+	atf_check -s exit:0 -o match:'^root_first:$' -o match:'^  active: 1$' \
+		-o match:'^  settled_ms: [1-9][0-9]*$' $ID status
+	expect_busy
+	open_gate
+	atf_check -s exit:0 $ID settle --timeout 60
 	atf_check -s exit:0 $ID exit
 }
-answer_at_appearance_cleanup() { cleanup_root; }
+answer_at_appearance_cleanup() { open_gate; cleanup_root; }
 
 atf_test_case cloned_uuid_first_keeps cleanup
 cloned_uuid_first_keeps_head() {

@@ -6,47 +6,7 @@
 # (after the native handlers, with the native ID_FS_* visible), the event
 # timeout, reload, and removal.
 
-bin() { echo "$(atf_get_srcdir)/../../initdev"; }
-
-setup_root() {
-	mkdir dev run udev-rules
-	mount -t tmpfs -o mode=0755 initdev-test "$PWD/dev" || atf_skip "cannot mount tmpfs"
-	: > cmdline
-	ID="$(bin) --log-target stderr --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
-	: > loops
-}
-
-cleanup_root() {
-	[ -f run/pid ] && kill "$(cat run/pid)" 2>/dev/null && sleep 0.2
-	umount "$PWD/dev" 2>/dev/null
-	[ -f loops ] && while read -r l; do losetup -d "$l" 2>/dev/null; done < loops
-	true
-}
-
-mkimg() { # FILE LABEL
-	truncate -s 4M "$1"
-	mkfs.ext4 -q -F -L "$2" "$1" || atf_fail "mkfs.ext4 $1"
-}
-
-attach() { # IMG -> prints /dev/loopN
-	l=$(losetup --find --show "$1") || atf_skip "no loop devices here"
-	echo "$l" >> loops
-	echo "$l"
-}
-
-subtrees() {
-	while read -r l; do printf ' --subtree /devices/virtual/block/%s' "$(basename "$l")"; done < loops
-}
-
-# wait_for CMD...: up to 10 s for CMD to succeed
-wait_for() {
-	i=0
-	until "$@"; do
-		[ $i -lt 100 ] || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+. "$(dirname "$0")/../host-lib.sh"
 
 atf_test_case links_perms_run cleanup
 links_perms_run_head() {
@@ -59,9 +19,10 @@ links_perms_run_body() {
 	mkimg a.img rtlabel
 	l=$(attach a.img)
 	k=$(basename "$l")
+	# our device only: another process's ext4 loop device would RUN too
 	cat > udev-rules/60-test.rules <<EOF
 SUBSYSTEM!="block", GOTO="end"
-KERNEL!="loop[0-9]*", GOTO="end"
+KERNEL!="$k", GOTO="end"
 ENV{ID_FS_TYPE}=="ext4", SYMLINK+="rt/\$env{ID_FS_LABEL_ENC}", SYMLINK+="disk/by-id/rt-%k"
 ENV{ID_FS_TYPE}=="ext4", GROUP="6", MODE="0640", ENV{RT_SEEN}="1"
 ENV{RT_SEEN}=="1", RUN+="/bin/sh -c 'echo \$\$DEVNAME \$\$ID_FS_LABEL \$\$RT_SEEN >> $PWD/ran'"
@@ -123,20 +84,25 @@ run_timeout_and_failure_body() {
 	setup_root
 	echo 'rd.initdev.event_timeout=2' > cmdline
 	mkimg a.img t
-	attach a.img > /dev/null
+	k=$(basename "$(attach a.img)")
+	# only our device runs the list: each other loop device's event (a
+	# busy host attaches and detaches them) would run it too and keep
+	# coldplug from settling; the sleep's argument is ours alone, so pgrep
+	# sees no other run's sleep
+	nap=30.$$
 	cat > udev-rules/60-test.rules <<EOF
-KERNEL=="loop[0-9]*", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep 30", RUN+="/bin/sh -c 'touch $PWD/after'"
+KERNEL=="$k", RUN+="/bin/sh -c 'exit 7'", RUN+="/bin/sleep $nap", RUN+="/bin/sh -c 'touch $PWD/after'"
 EOF
 	start=$(date +%s)
 	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs --timeout 60 $(subtrees)
 	took=$(( $(date +%s) - start ))
 	[ "$took" -ge 2 ] && [ "$took" -lt 20 ] || atf_fail "coldplug took $took s (timeout 2 s)"
 	grep -q "exit 7'' failed with exit code 7" err || atf_fail "no exit status logged: $(cat err)"
-	grep -q "sleep 30' timed out, killed" err || atf_fail "no kill logged: $(cat err)"
+	grep -q "sleep $nap' timed out, killed" err || atf_fail "no kill logged: $(cat err)"
 	# past the deadline the rest of the list is not started (and that is logged)
 	[ ! -e after ] || atf_fail "a RUN entry started after the event's time was up"
 	grep -q "after'' not run: the event's time is up" err || atf_fail "skip not logged: $(cat err)"
-	! pgrep -f '^/bin/sleep 30$' > /dev/null || atf_fail "the slow program lives on"
+	! pgrep -f "^/bin/sleep $nap\$" > /dev/null || atf_fail "the slow program lives on"
 }
 run_timeout_and_failure_cleanup() { cleanup_root; }
 
@@ -274,7 +240,55 @@ RULES
 }
 wait_and_report_stacked_names_cleanup() { cleanup_root; }
 
+atf_test_case ddf_revision_forges_no_line cleanup
+ddf_revision_forges_no_line_head() {
+	atf_set descr "issue 21: a DDF RAID header whose revision is \"\\rS:vda\" (ID_FS_VERSION through libblkid) forges no line in a db_persist device's udev database entry: the value is left out and logged, and systemd's udevadm info reads no S:vda from the entry"
+	atf_set require.user root
+	atf_set require.progs "losetup"
+}
+# mkddf FILE REVISION: a 4 MiB image whose last sector holds a DDF header
+# (libblkid's ddf_raid probe: big-endian magic 0xDE11DE11, a 24-byte GUID,
+# the 8-byte revision it reports as VERSION; primary_lba 0, so no other
+# header is checked). The generator of the fixture: no image is committed.
+mkddf() {
+	truncate -s 4M "$1"
+	# shellcheck disable=SC2059 # the revision's escapes are the point
+	printf '\336\021\336\021\0\0\0\0initdev-ddf-forge-test00'"$2" |
+		dd of="$1" bs=512 seek=8191 conv=notrunc status=none || atf_fail "mkddf $1"
+}
+ddf_revision_forges_no_line_body() {
+	setup_root
+	mkddf ddf.img '\rS:vda\0\0'
+	l=$(attach ddf.img)
+	k=$(basename "$l")
+	id="b$(cat "/sys/class/block/$k/dev")"
+	# as 59-persistent-storage-md.rules keeps an md array's entry
+	cat > udev-rules/60-test.rules <<'RULES'
+KERNEL=="loop[0-9]*", ENV{ID_FS_TYPE}=="ddf_raid_member", SYMLINK+="ddf/%k", OPTIONS+="db_persist"
+RULES
+	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs --timeout 60 $(subtrees)
+	f=udev/data/$id
+	[ -f "$f" ] || atf_fail "no entry for $k: $(ls -l udev/data 2>&1)"
+	grep -qx "S:ddf/$k" "$f" && grep -qx "E:ID_FS_TYPE=ddf_raid_member" "$f" &&
+		[ "$(tail -n 1 "$f")" = V:1 ] || atf_fail "entry: $(od -c "$f")"
+	! grep -q "$(printf '\r')" "$f" || atf_fail "a carriage return in the entry: $(od -c "$f")"
+	! grep -q ID_FS_VERSION "$f" || atf_fail "the forged value was written: $(od -c "$f")"
+	# what, where and why, in the daemon's log
+	grep -q "udev database data/$id: 1 field(s) left out, the first E:ID_FS_VERSION: the value holds a carriage return at byte 0" err ||
+		atf_fail "no log line for the refused value: $(cat err)"
+	# systemd's own reader on the entry (udevadm info reads /run/udev/data; no udevd runs)
+	if udevadm --version 2>/dev/null | grep -qx '25[0-9]'; then
+		unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/udev && cp -a udev/data /run/udev/ &&
+			udevadm info "/dev/$1"' sh "$k" > info.out 2>&1 || atf_fail "udevadm info: $(cat info.out)"
+		grep -q "^S: ddf/$k$" info.out || atf_fail "udevadm info did not read the entry: $(cat info.out)"
+		! grep -q -e '^S: vda' -e 'DEVLINKS=.*/dev/vda' info.out ||
+			atf_fail "udevadm info shows a forged link: $(cat info.out)"
+	fi
+}
+ddf_revision_forges_no_line_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
+	atf_add_test_case ddf_revision_forges_no_line
 	atf_add_test_case db_persist_entries
 	atf_add_test_case wait_and_report_stacked_names
 	atf_add_test_case property_and_info

@@ -530,6 +530,68 @@ ATF_TC_BODY(assignments, tc)
 	world_fini(&w);
 }
 
+/* udev-test.pl "TEST PROGRAM feeds OWNER, GROUP, MODE": a substituted id is a number first */
+ATF_TC_WITHOUT_HEAD(owner_group_numbers_from_substitution);
+ATF_TC_BODY(owner_group_numbers_from_substitution, tc)
+{
+	struct world w;
+
+	one(&w, "PROGRAM=\"/bin/echo 4242 4343\", OWNER=\"%c{1}\", GROUP=\"%c{2}\"\n");
+	ATF_CHECK_EQ(w.ev.uid, 4242);
+	ATF_CHECK_EQ(w.ev.gid, 4343);
+	world_fini(&w);
+
+	/* a name still resolves; past the id range it is a name, unknown: nothing set */
+	one(&w, "ENV{G}=\"root\", ENV{U}=\"4294967295\"\nGROUP=\"$env{G}\", OWNER=\"$env{U}\"\n");
+	ATF_CHECK_EQ(w.ev.gid, 0);
+	ATF_CHECK_EQ(w.ev.uid, (uid_t)-1);
+	world_fini(&w);
+}
+
+/* udev-test.pl "don't crash with lots of tags": 10,000 tags, the event whole */
+ATF_TC_WITHOUT_HEAD(ten_thousand_tags);
+ATF_TC_BODY(ten_thousand_tags, tc)
+{
+	size_t size = 10000 * 32 + 1, w_ = 0;
+	char *text = malloc(size);
+	struct world w;
+	const char *tags;
+
+	ATF_REQUIRE(text != NULL);
+	for (int i = 1; i <= 10000; i++)
+		w_ += (size_t)snprintf(text + w_, size - w_, "KERNEL==\"vda\", TAG+=\"test%d\"\n", i);
+	one(&w, text);
+	ATF_CHECK_EQ(w.ev.tags.n, 10000);
+	tags = prop(&w, "TAGS");
+	ATF_REQUIRE(tags != NULL);
+	ATF_CHECK(strncmp(tags, ":test1:test2:", 13) == 0);
+	ATF_CHECK(strstr(tags, ":test10000:") != NULL);
+	world_fini(&w);
+	free(text);
+}
+
+/* Each list is bounded by its memory: a name past STRV_BYTES_MAX is refused, not kept. */
+ATF_TC_WITHOUT_HEAD(list_bounded_by_bytes);
+ATF_TC_BODY(list_bounded_by_bytes, tc)
+{
+	struct strv l = STRV_INIT;
+	char big[PROPS_VALUE_MAX];
+	int r = 0;
+	size_t i;
+
+	memset(big, 'x', sizeof(big) - 8);
+	for (i = 0; r >= 0 && i < 200; i++) {
+		snprintf(big + sizeof(big) - 8, 8, "%zu", i);
+		r = strv_add(&l, big);
+	}
+	ATF_CHECK_EQ(r, -E2BIG);
+	ATF_CHECK(l.n > 0 && l.n < 200);
+	ATF_CHECK(l.bytes <= STRV_BYTES_MAX);
+	strv_remove(&l, l.v[0]);
+	ATF_CHECK(strv_add(&l, big) == 1); /* room again */
+	strv_clear(&l);
+}
+
 ATF_TC_WITHOUT_HEAD(symlinks);
 ATF_TC_BODY(symlinks, tc)
 {
@@ -747,6 +809,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, test_key);
 	ATF_TP_ADD_TC(tp, goto_label);
 	ATF_TP_ADD_TC(tp, assignments);
+	ATF_TP_ADD_TC(tp, owner_group_numbers_from_substitution);
+	ATF_TP_ADD_TC(tp, ten_thousand_tags);
+	ATF_TP_ADD_TC(tp, list_bounded_by_bytes);
 	ATF_TP_ADD_TC(tp, symlinks);
 	ATF_TP_ADD_TC(tp, line_mask);
 	ATF_TP_ADD_TC(tp, persistence);
