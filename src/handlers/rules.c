@@ -117,6 +117,7 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	h->sys.fd = -1;
 	h->udevdb.dirfd = -1;
 	pthread_mutex_init(&h->lock, NULL);
+	dm_cookie_book_init(&h->cookies);
 	rules_db_init(&h->db);
 	h->sysfs = strdup(cfg->sysfs);
 	h->dev = strdup(cfg->dev ? cfg->dev : "/dev");
@@ -141,6 +142,7 @@ void rules_handler_fini(struct rules_handler *h)
 	udev_db_close(&h->udevdb);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
+	dm_cookie_book_fini(&h->cookies);
 	free(h->sysfs);
 	free(h->dev);
 	free(h->cmdline);
@@ -363,8 +365,39 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 			ev->devpath);
 }
 
-/* Runs the rules on ev; true if its RUN list released a dm cookie. */
-static bool run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
+/* The rules' `dmsetup udevcomplete` entries, last in the run list: the cookie's release. */
+struct releases {
+	const struct rules_ctx *ctx;
+	struct rules_event *re;
+	size_t n;            /* the run list's last n entries */
+	unsigned int failed;
+};
+
+static bool run_releases(void *u)
+{
+	struct releases *t = u;
+	struct rules_run *all = t->re->run;
+	size_t nall = t->re->nrun;
+	bool released;
+
+	if (t->n == 0)
+		return false;
+	t->re->run = all + nall - t->n;
+	t->re->nrun = t->n;
+	t->failed = rules_run_list(t->ctx, t->re);
+	released = dm_cookie_released_by(t->re);
+	t->re->run = all;
+	t->re->nrun = nall;
+	return released;
+}
+
+/*
+ * Runs the rules on ev, its RUN list last, the rules' cookie release after
+ * the rest of it, under the cookie book (dm-cookie.h). How the cookie was
+ * released (r: the error).
+ */
+static enum dm_cookie_outcome run_event(struct call *c, const struct rules *rules,
+					const struct uevent *ev, int *r)
 {
 	struct rules_handler *h = c->h;
 	struct rules_builtins b = { .sysfs = h->sysfs,
@@ -395,13 +428,15 @@ static bool run_event(struct call *c, const struct rules *rules, const struct ue
 		ctx.global = &global;
 	pthread_mutex_unlock(&h->lock);
 	struct rules_event re;
+	struct releases rel = { .ctx = &ctx, .re = &re };
 	unsigned int failed;
-	bool released = false;
+	enum dm_cookie_outcome released;
 
 	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
 	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
 	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
+		released = dm_cookie_book_end(&h->cookies, ev, NULL, NULL, r);
 		goto out;
 	}
 	if (!re.usec_initialized)
@@ -412,8 +447,12 @@ static bool run_event(struct call *c, const struct rules *rules, const struct ue
 	(void)rules_event_finish(&re);
 	apply_results(c, ev, &re);
 	persist(c, ev, &re, have_old ? &old : NULL);
+	rel.n = dm_cookie_releases_last(&re);
+	re.nrun -= rel.n;
 	failed = rules_run_list(&ctx, &re);
-	released = dm_cookie_released_by(&re);
+	re.nrun += rel.n;
+	released = dm_cookie_book_end(&h->cookies, ev, run_releases, &rel, r);
+	failed += rel.failed;
 	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&h->lock);
 	h->stats.events++;
@@ -440,26 +479,28 @@ static bool may_block(void *ctx, const struct uevent *ev)
 /*
  * A dm event's cookie must be released once, after the event (tools wait
  * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
- * did not run (no rules, a rule missing, the event's time up) or failed.
+ * did not run (no rules, a rule missing, the event's time up) or failed,
+ * or by a handoff that gave the event up (dm_cookie_book_close).
  */
-static void release_cookie(struct rules_handler *h, const struct uevent *ev, bool released)
+static void log_cookie(struct rules_handler *h, const struct uevent *ev,
+		       enum dm_cookie_outcome o, int r)
 {
-	uint32_t cookie;
-	int r;
+	uint32_t cookie = 0;
 
-	if (released || !dm_cookie_of(ev, &cookie) || !dm_cookie_waits(cookie))
-		return;
-	r = dm_cookie_release(cookie);
-	if (r == 0) {
+	(void)dm_cookie_of(ev, &cookie);
+	if (o == DM_COOKIE_BY_US) {
 		pthread_mutex_lock(&h->lock);
 		h->stats.cookies_rescued++;
 		pthread_mutex_unlock(&h->lock);
 		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
 			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
 			cookie);
-	} else if (r != -ENOENT) {
+	} else if (o == DM_COOKIE_FAILED && r != -ENOENT) {
 		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
 			  cookie);
+	} else if (o == DM_COOKIE_HANDED_OFF) {
+		log_msg(h->log, LOG_DEBUG, "%s: device-mapper cookie %u was released at the "
+			"handoff", ev->devpath, cookie);
 	}
 }
 
@@ -468,14 +509,17 @@ static void handle(void *ctx, const struct handler_call *call)
 	struct rules_handler *h = ctx;
 	struct rules_loaded *l = get(h);
 	struct call c = { .h = h, .kmod = call->worker };
-	bool released = false;
+	enum dm_cookie_outcome o;
+	int r = 0;
 
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	if (l && l->rules.nlines > 0)
-		released = run_event(&c, &l->rules, call->ev);
+		o = run_event(&c, &l->rules, call->ev, &r);
+	else
+		o = dm_cookie_book_end(&h->cookies, call->ev, NULL, NULL, &r);
 	put(h, l);
-	release_cookie(h, call->ev, released);
+	log_cookie(h, call->ev, o, r);
 }
 
 static void *worker_new(void *ctx)
