@@ -3,12 +3,12 @@
  * libFuzzer target for the udev database entries written for the real root
  * (src/handlers/udev-db.c). The input is NUL-separated fields, all hostile
  * (rules and devices name them): "L..." a link below /dev, "E..." a
- * property KEY=VALUE, "T..." a tag. Checked: every line of the data text
- * starts with a known tag and the text ends with "V:1" (no value forges a
- * line); an escaped link name is one file name, at most 244 bytes, and
- * unescapes to the link; written into a scratch directory and removed
- * again, nothing is left but empty directories, and nothing appears
- * outside it.
+ * property KEY=VALUE, "T..." a tag. Checked: every line of the data text,
+ * split at '\n' and '\r' as systemd's reader splits it, starts with a known
+ * tag and the text ends with "V:1" (no value forges a line); an escaped
+ * link name is one file name, at most 244 bytes, and unescapes to the
+ * link; written into a scratch directory and removed again, nothing is
+ * left but empty directories, and nothing appears outside it.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,13 +33,16 @@
 
 static char top[PATH_MAX]; /* scratch: top/udev is the database, top holds nothing else */
 
-/* Every line starts with one of udev's tags; the last is "V:1". */
+/*
+ * Every line, split as systemd's reader splits it (at '\n' and at '\r'),
+ * starts with one of udev's tags and ends at a '\n'; the last is "V:1".
+ */
 static void check_text(const char *t)
 {
 	const char *last = NULL;
 
 	for (const char *l = t; *l;) {
-		size_t n = strcspn(l, "\n");
+		size_t n = strcspn(l, "\n\r");
 
 		CHECK(n >= 2 && l[1] == ':' && strchr("SLIEGQV", l[0]));
 		CHECK(l[n] == '\n');

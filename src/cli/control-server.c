@@ -10,10 +10,17 @@
 #include "engine/info.h"
 #include "engine/lookup.h"
 #include "engine/status.h"
+#include "util/escape.h"
+#include "util/oneline.h"
 #include "util/strbuf.h"
 
+/* One reply line (the client splits at '\n'): a line end in it is escaped. */
 static void append_line(void *u, const char *line)
 {
+	char esc[1024];
+
+	if (!oneline_ok(line))
+		line = escape_log(esc, sizeof(esc), line, strlen(line));
 	strbuf_printf(u, "%s\n", line);
 }
 
@@ -75,6 +82,7 @@ static const char *start_handoff(struct daemon *d, struct client *c)
 	if (d->handoff)
 		return "ERR handoff under way";
 	d->handoff = true;
+	daemon_notify_stopping(d, "Handing the kernel socket over");
 	d->handoff_fd = c->fd;
 	d->handoff_deadline = now_monotonic_usec() + HANDOFF_GRACE_MS * 1000ull;
 	(void)engine_stop_reading(&d->engine);
@@ -118,6 +126,7 @@ static const char *handle_request(struct daemon *d, struct client *c, const char
 	if (strcmp(req, "trace") == 0)
 		return write_trace(d) == 0 ? "OK" : "ERR cannot write the trace (see the log)";
 	if (strcmp(req, "exit") == 0) {
+		daemon_notify_stopping(d, "Exiting");
 		d->stop = true;
 		return "OK exiting";
 	}

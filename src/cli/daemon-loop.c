@@ -55,11 +55,11 @@ static int ms_until(uint64_t deadline)
 
 static int poll_timeout(struct daemon *d)
 {
-	int ms = -1;
+	int ms = daemon_notify_timeout(d); /* the watchdog: -1 if none */
 
 	if (engine_has_work(&d->engine))
 		return 0;
-	if (d->deadline && !d->deadline_reported)
+	if (d->deadline && !d->deadline_reported && (ms < 0 || ms_until(d->deadline) < ms))
 		ms = ms_until(d->deadline);
 	if (d->handoff && (ms < 0 || ms_until(d->handoff_deadline) < ms))
 		ms = ms_until(d->handoff_deadline);
@@ -99,6 +99,7 @@ static void dispatch(struct daemon *d, struct pollfd *p, struct client **owner, 
 
 		(void)read(d->sig_fd, &si, sizeof(si));
 		log_msg(&d->cli->log, LOG_INFO, "signal %u: exiting", si.ssi_signo);
+		daemon_notify_stopping(d, "Stopping");
 		d->stop = true;
 	}
 	for (size_t i = FIXED_FDS; i < n; i++)
@@ -125,6 +126,7 @@ void daemon_loop(struct daemon *d)
 	while (!d->stop) {
 		engine_step(&d->engine);
 		server_notify(d);
+		daemon_notify_tick(d);
 		if (done(d))
 			break;
 		size_t n = build_pollset(d, p, owner);

@@ -119,6 +119,7 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	d->until_settled = until_settled;
 	d->timeout_sec = -1;
 	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = d->self_fd = -1;
+	d->notify.fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
 	d->cfg = (struct engine_config){ .sysfs = cli->sysfs, .dev = cli->dev, .coldplug = true,
@@ -193,6 +194,7 @@ static void teardown(struct daemon *d)
 		close(d->sig_fd);
 	engine_close(&d->engine);
 	cmdline_free(&d->cmdline);
+	notify_close(&d->notify);
 }
 
 /*
@@ -308,8 +310,10 @@ int daemon_run(struct daemon *d)
 
 	/* until start-up is over, errors also reach the command that started us */
 	cli->log.echo_fd = STDERR_FILENO;
+	daemon_notify_init(d);
 	if (preflight(d) != EXIT_OK) {
 		cmdline_free(&d->cmdline);
+		notify_close(&d->notify);
 		return EXIT_FAIL;
 	}
 	/* the socket first: from here on no kernel event is missed */
@@ -325,6 +329,7 @@ int daemon_run(struct daemon *d)
 		r = setup(d);
 	if (r == 0) {
 		signal_ready(d);
+		daemon_notify_ready(d);
 		daemon_loop(d);
 	}
 	if (r == 0 && d->handoff) {

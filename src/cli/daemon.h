@@ -7,6 +7,7 @@
  *   daemon-loop.c     the poll loop and the deadline
  *   control-server.c  clients of the control socket: requests and replies
  *   daemonize.c       fork, the ready pipe, run-dir state files
+ *   daemon-notify.c   the service manager: READY=1, STATUS=, WATCHDOG=1, STOPPING=1
  *   wait.c            initdev wait
  */
 #pragma once
@@ -22,6 +23,7 @@
 #include "engine/engine.h"
 #include "names/wait-spec.h"
 #include "util/control.h"
+#include "util/notify.h"
 
 #define MAX_CLIENTS 16
 #define DEFAULT_COLDPLUG_TIMEOUT 180
@@ -67,6 +69,11 @@ struct daemon {
 	int handoff_fd;       /* the client answered just before that */
 	uint64_t handoff_deadline; /* monotonic usec: stop waiting for the events in hand */
 	int exit_code;
+	struct notifier notify;  /* NOTIFY_SOCKET: fd -1 if none */
+	int notify_settled;      /* the settled state last told (-1: none yet) */
+	uint64_t status_at;      /* monotonic usec of the last STATUS= change */
+	bool notify_failed;      /* a send failed (logged once) */
+	uint64_t watchdog_due;   /* monotonic usec of the next WATCHDOG=1; 0 none */
 	char reply[CONTROL_MSG_MAX];
 };
 
@@ -88,6 +95,17 @@ void server_serve(struct daemon *d, struct client *c);
 /* Answer the clients waiting for settle or for a device that is now there. */
 void server_notify(struct daemon *d);
 void server_close(struct daemon *d);
+
+/* daemon-notify.c */
+/* Read NOTIFY_SOCKET and WATCHDOG_* (then removed from the environment). */
+void daemon_notify_init(struct daemon *d);
+void daemon_notify_ready(struct daemon *d);
+/* STOPPING=1 with a status saying what happens now. */
+void daemon_notify_stopping(struct daemon *d, const char *what);
+/* Each turn of the loop: WATCHDOG=1 when due, STATUS= when settled changed. */
+void daemon_notify_tick(struct daemon *d);
+/* Milliseconds until the next WATCHDOG=1 is due, -1 if none. */
+int daemon_notify_timeout(const struct daemon *d);
 
 /* daemonize.c */
 /* Fork; the parent returns (exits) once the child says it is ready, or

@@ -30,7 +30,9 @@
 #include "rules/rules.h"
 #include "rules/subst.h"
 #include "rules/sysfs.h"
+#include "util/escape.h"
 #include "util/number.h"
+#include "util/oneline.h"
 
 #define PATHS_MAX 64
 
@@ -111,13 +113,28 @@ static int build_env(const struct sysdev_root *sys, const char *devpath, const c
 	return r;
 }
 
+/*
+ * KEY=VALUE on one line (tests/rules/parity.sh reads them line by line): a
+ * key or value with a line end is printed escaped (\x0a), not raw.
+ */
+static void print_prop(const struct prop *p)
+{
+	char k[RULES_LINE_MAX], v[RULES_LINE_MAX];
+
+	if (oneline_ok(p->key) && oneline_ok(p->value))
+		printf("%s=%s\n", p->key, p->value);
+	else
+		printf("%s=%s\n", escape_log(k, sizeof(k), p->key, strlen(p->key)),
+		       escape_log(v, sizeof(v), p->value, strlen(p->value)));
+}
+
 static void print_event(const struct rules_ctx *ctx, struct rules_event *ev)
 {
 	char buf[RULES_LINE_MAX];
 	bool trunc;
 
 	for (size_t i = 0; i < ev->props.n; i++)
-		printf("%s=%s\n", ev->props.v[i].key, ev->props.v[i].value);
+		print_prop(&ev->props.v[i]);
 	/* udevadm test substitutes each RUN entry once more before printing it */
 	for (size_t i = 0; i < ev->nrun; i++) {
 		subst_apply(ctx, ev, ev->run[i].cmd, buf, sizeof(buf), false, &trunc);

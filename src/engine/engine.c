@@ -390,6 +390,10 @@ void engine_feed(struct engine *e, const struct uevent *ev)
 	}
 	if (blocks && !e->workers_started)
 		(void)start_workers(e);
+	/* before any worker sees it: a handoff that gives it up releases its cookie */
+	if (e->handlers.ready && dm_cookie_book_note(&e->handlers.rules.cookies, ev) < 0)
+		log_msg(e->log, LOG_WARNING, "%s: out of memory noting its device-mapper cookie; "
+			"a handoff could not release it", ev->devpath);
 	/*
 	 * The queue with immediate dispatch: an event that only touches /dev
 	 * and has no related event ahead of it is handled right here, in
@@ -626,6 +630,88 @@ static int send_again(const struct engine *e, const struct uevent *ev)
 	return coldplug_trigger(e->cfg.sysfs, ev->devpath, uevent_action_name(ev->action), uuid);
 }
 
+/* A given-back event's cookie: the kernel's new event carries none. */
+static void give_back_cookie(struct engine *e, const struct uevent *ev)
+{
+	int r;
+	enum dm_cookie_outcome o;
+
+	if (!e->handlers.ready)
+		return;
+	o = dm_cookie_book_give_back(&e->handlers.rules.cookies, ev, &r);
+
+	if (o == DM_COOKIE_BY_US) {
+		e->cookies_released++;
+		log_msg(e->log, LOG_NOTICE, "handoff: device-mapper cookie of event %llu (%s) "
+			"released: the event is given back", (unsigned long long)ev->seqnum,
+			ev->devpath);
+	} else if (o == DM_COOKIE_FAILED && r != -ENOENT)
+		log_errno(e->log, LOG_WARNING, r, "handoff: event %llu (%s): device-mapper cookie",
+			  (unsigned long long)ev->seqnum, ev->devpath);
+}
+
+/* Send ev again (add, change) or handle it here (the rest: they touch /dev only). */
+static void give_back_one(struct engine *e, const struct uevent *ev)
+{
+	int r;
+
+	if (ev->action != UEVENT_ADD && ev->action != UEVENT_CHANGE) {
+		handle_event(e, NULL, ev); /* releases its cookie as any event does */
+		event_done(e, ev->synth_uuid);
+		return;
+	}
+	r = send_again(e, ev);
+	if (r == 0) {
+		e->given_back++;
+		log_msg(e->log, LOG_DEBUG, "handoff: event %llu %s %s sent again%s%s",
+			(unsigned long long)ev->seqnum, uevent_action_name(ev->action), ev->devpath,
+			ev->synth_uuid ? " " : "", ev->synth_uuid ? ev->synth_uuid : "");
+	} else { /* gone since: its remove follows in the socket */
+		log_msg(e->log, LOG_INFO, "handoff: cannot send event %llu (%s) again: %s",
+			(unsigned long long)ev->seqnum, ev->devpath, errno_text(r));
+	}
+	give_back_cookie(e, ev);
+}
+
+/*
+ * An event kept behind a running relative. An add or change goes back to
+ * the kernel all the same: its new copy is handled only in the real root,
+ * after this process and its workers are gone, so the order holds. The
+ * rest would be handled here beside the running event: abandoned with it.
+ */
+static void give_back_kept(void *u, const struct queued_event *q,
+			   const struct queued_event *behind)
+{
+	struct engine *e = u;
+	bool resend = q->ev.action == UEVENT_ADD || q->ev.action == UEVENT_CHANGE;
+
+	log_msg(e->log, q->ev.action == UEVENT_REMOVE ? LOG_WARNING : LOG_INFO,
+		"handoff: event %llu %s %s waits behind event %llu (%s), still running: %s",
+		(unsigned long long)q->ev.seqnum, uevent_action_name(q->ev.action),
+		q->ev.devpath, behind ? (unsigned long long)behind->ev.seqnum : 0ULL,
+		behind ? behind->ev.devpath : "?",
+		resend ? "sent again, for the real root only" :
+			 "abandoned with it, not handled out of order");
+	if (resend) {
+		give_back_one(e, &q->ev);
+		e->kept_sent++;
+	} else {
+		e->kept++;
+	}
+}
+
+static void log_abandoned_cookie(void *u, const struct dm_cookie_note *n, int r)
+{
+	struct engine *e = u;
+
+	if (r == 0)
+		log_msg(e->log, LOG_NOTICE, "handoff: device-mapper cookie %u of event %llu "
+			"released: the event is abandoned", n->cookie, (unsigned long long)n->seqnum);
+	else if (r != -ENOENT)
+		log_errno(e->log, LOG_WARNING, r, "handoff: device-mapper cookie %u of event %llu",
+			  n->cookie, (unsigned long long)n->seqnum);
+}
+
 void engine_give_back(struct engine *e)
 {
 	struct queued_event *q = e->queue_up ? queue_take_waiting(&e->queue) : NULL;
@@ -633,32 +719,26 @@ void engine_give_back(struct engine *e)
 
 	while (q) {
 		struct queued_event *next = q->next;
-		const struct uevent *ev = &q->ev;
-		int r = 0;
 
-		if (ev->action == UEVENT_ADD || ev->action == UEVENT_CHANGE) {
-			r = send_again(e, ev);
-			if (r == 0) {
-				e->given_back++;
-				log_msg(e->log, LOG_DEBUG, "handoff: event %llu %s %s sent again%s%s",
-					(unsigned long long)ev->seqnum, uevent_action_name(ev->action),
-					ev->devpath, ev->synth_uuid ? " " : "",
-					ev->synth_uuid ? ev->synth_uuid : "");
-			} else /* gone since: its remove follows in the socket */
-				log_msg(e->log, LOG_INFO, "handoff: cannot send event %llu (%s) again: %s",
-					(unsigned long long)ev->seqnum, ev->devpath, errno_text(r));
-		} else {
-			handle_event(e, NULL, ev);
-			event_done(e, ev->synth_uuid);
-		}
+		give_back_one(e, &q->ev);
 		free(q);
 		q = next;
 	}
-	e->abandoned = engine_in_hand(e);
+	e->kept = e->kept_sent = 0;
+	if (e->queue_up)
+		queue_each_waiting(&e->queue, give_back_kept, e);
+	/* what is still in hand is never completed here: no tool may wait on it */
+	if (e->handlers.ready)
+		e->cookies_released += dm_cookie_book_close(&e->handlers.rules.cookies,
+							    log_abandoned_cookie, e);
+	e->abandoned = engine_in_hand(e) - e->kept_sent;
 	log_msg(e->log, LOG_NOTICE, "handoff: events in hand not done in time: %llu sent again "
-		"by the kernel, %llu handled here, %llu abandoned to a worker (the real root's "
-		"trigger covers them)", (unsigned long long)e->given_back,
-		(unsigned long long)(e->events_handled - handled), (unsigned long long)e->abandoned);
+		"by the kernel, %llu handled here, %llu abandoned to a worker (%llu of them "
+		"waiting behind a running event of the same device; the real root's trigger "
+		"covers them), %llu device-mapper cookies released",
+		(unsigned long long)e->given_back,
+		(unsigned long long)(e->events_handled - handled), (unsigned long long)e->abandoned,
+		(unsigned long long)e->kept, (unsigned long long)e->cookies_released);
 }
 
 int engine_take_socket(struct engine *e)

@@ -128,6 +128,9 @@ struct engine {
 	uint64_t root_settled_usec;
 	size_t untriggered;
 	uint64_t given_back, abandoned; /* engine_give_back */
+	uint64_t kept;             /* of the abandoned, waiting behind a running relative */
+	uint64_t kept_sent;        /* waiting behind one, add or change: sent again all the same */
+	uint64_t cookies_released; /* dm cookies of events given back or abandoned */
 	bool settled;
 	enum engine_phase phase;
 	uint64_t phase_since;
@@ -206,7 +209,13 @@ size_t engine_in_hand(struct engine *e);
  * sends it again, into the socket the holder passes on. Other queued
  * events (remove, move, ...) touch only /dev and are handled here and now.
  * Those a worker runs are abandoned: the real root's trigger covers their
- * devices. Counted in status (handoff.given_back, handoff.abandoned).
+ * devices; so are the removes (moves, ...) queued behind a running related
+ * event (handled beside it, a remove could run before its device's add is
+ * done), each logged; an add or change behind one is sent again (its copy
+ * is handled only in the real root, after this process). No worker starts an event afterwards. The device-mapper
+ * cookie of every event given back or abandoned is released, once
+ * (dm-cookie.h's book): nobody would, and its tool waits without a timeout.
+ * Counted in status (handoff.given_back, handoff.abandoned).
  * Main thread, after engine_stop_reading.
  */
 void engine_give_back(struct engine *e);

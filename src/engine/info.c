@@ -5,15 +5,16 @@
 #include <string.h>
 
 #include "engine/lookup.h"
+#include "util/oneline.h"
 #include "util/strbuf.h"
 
 /*
- * One KEY=VALUE line. A value with a line break (a dm name may hold one)
- * is left out: it would add a line of its own to what dracut parses.
+ * One KEY=VALUE line. A value with a line end (a dm name may hold one) is
+ * left out: it would add a line of its own to what dracut parses.
  */
 static void prop(struct strbuf *b, const char *key, const char *value)
 {
-	if (value && value[0] && !strpbrk(value, "\n\r"))
+	if (value && value[0] && oneline_ok(key) && oneline_ok(value))
 		strbuf_printf(b, "%s=%s\n", key, value);
 }
 

@@ -52,6 +52,8 @@ static struct queued_event *next_runnable(struct queue *q)
 {
 	struct queued_event *e;
 
+	if (q->frozen) /* a handoff gave the workers up */
+		return NULL;
 	if (!q->reserve_root) /* no root awaited: the kernel's order */
 		return oldest_runnable(q, true, true);
 	e = q->queued_root ? oldest_runnable(q, true, false) : NULL;
@@ -243,14 +245,26 @@ bool queue_has_related(struct queue *q, const struct uevent *ev)
 	return related;
 }
 
+/* The oldest event ahead of e that e is related to; NULL if none. */
+static struct queued_event *ahead_of(struct queue *q, const struct queued_event *e)
+{
+	for (struct queued_event *o = q->head; o != e; o = o->next)
+		if (events_related(&o->ev, &e->ev))
+			return o;
+	return NULL;
+}
+
 struct queued_event *queue_take_waiting(struct queue *q)
 {
 	struct queued_event *head = NULL, **tail = &head;
 
 	pthread_mutex_lock(&q->lock);
+	q->frozen = true;
+	/* what is taken leaves the list, so every older event still in it is
+	 * running or kept: e stays if any of them is related to it */
 	for (struct queued_event *e = q->head, *next; e; e = next) {
 		next = e->next;
-		if (e->running)
+		if (e->running || ahead_of(q, e))
 			continue;
 		unlink_event(q, e);
 		q->queued--;
@@ -261,6 +275,18 @@ struct queued_event *queue_take_waiting(struct queue *q)
 	}
 	pthread_mutex_unlock(&q->lock);
 	return head;
+}
+
+void queue_each_waiting(struct queue *q,
+			void (*fn)(void *u, const struct queued_event *e,
+				   const struct queued_event *behind),
+			void *u)
+{
+	pthread_mutex_lock(&q->lock);
+	for (struct queued_event *e = q->head; e; e = e->next)
+		if (!e->running)
+			fn(u, e, ahead_of(q, e));
+	pthread_mutex_unlock(&q->lock);
 }
 
 struct queued_event *queue_take_done(struct queue *q)

@@ -50,6 +50,7 @@ struct queue {
 	unsigned int reserve_root; /* workers other events leave free; 0: no root awaited,
 				    * plain SEQNUM order */
 	bool stopping;
+	bool frozen;           /* queue_take_waiting: start nothing more */
 	int done_fd;
 	queue_handler_fn handle;
 	void *ctx;
@@ -81,11 +82,26 @@ int queue_push(struct queue *q, const struct uevent *ev, bool root);
 bool queue_has_related(struct queue *q, const struct uevent *ev);
 
 /*
- * Take the events no worker has started (oldest first), as a list the
- * caller frees with free(); the running ones stay. For a handoff that
- * cannot wait for them.
+ * For a handoff that cannot wait for the running events: from now on no
+ * worker starts an event (the running ones finish), and the waiting events
+ * that no running event is ahead of are taken (oldest first), as a list the
+ * caller frees with free(). An event ordered behind a running related
+ * event (same device, parent or child), or behind one kept for that
+ * reason, stays queued and is never started: handing it on before its
+ * predecessor is done would run a remove beside its device's add.
+ * queue_each_waiting names what stayed.
  */
 struct queued_event *queue_take_waiting(struct queue *q);
+
+/*
+ * Call fn for each queued event no worker has started, oldest first, with
+ * the running or waiting event ahead of it that it is related to (NULL if
+ * none). Under the queue's lock: fn must not call the queue.
+ */
+void queue_each_waiting(struct queue *q,
+			void (*fn)(void *u, const struct queued_event *e,
+				   const struct queued_event *behind),
+			void *u);
 
 /* Take the finished events (oldest first); caller frees each with free(). */
 struct queued_event *queue_take_done(struct queue *q);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "util/oneline.h"
 #include "util/safedir.h"
 
 /* The devname field's size; a devname must fit it with its NUL. */
@@ -583,7 +584,7 @@ static int update(struct disk_links *l, const char *devpath,
 	int r;
 
 	if (devpath == NULL || info == NULL || (n > 0 && names == NULL) ||
-	    strlen(devpath) + sizeof(RULES_SUFFIX) > PATH_MAX || strchr(devpath, '\n'))
+	    strlen(devpath) + sizeof(RULES_SUFFIX) > PATH_MAX || !oneline_ok(devpath))
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
 	if (!devname_valid(info->devname))

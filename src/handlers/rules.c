@@ -118,6 +118,7 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	h->udevdb.dirfd = -1;
 	h->bcast.fd = -1;
 	pthread_mutex_init(&h->lock, NULL);
+	dm_cookie_book_init(&h->cookies);
 	rules_db_init(&h->db);
 	h->sysfs = strdup(cfg->sysfs);
 	h->dev = strdup(cfg->dev ? cfg->dev : "/dev");
@@ -146,6 +147,7 @@ void rules_handler_fini(struct rules_handler *h)
 	udev_broadcast_close(&h->bcast);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
+	dm_cookie_book_fini(&h->cookies);
 	free(h->sysfs);
 	free(h->dev);
 	free(h->cmdline);
@@ -369,32 +371,6 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 }
 
 /*
- * A dm event's cookie must be released once, after the event (tools wait
- * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
- * did not run (no rules, a rule missing, the event's time up) or failed.
- */
-static void release_cookie(struct rules_handler *h, const struct uevent *ev, bool released)
-{
-	uint32_t cookie;
-	int r;
-
-	if (released || !dm_cookie_of(ev, &cookie) || !dm_cookie_waits(cookie))
-		return;
-	r = dm_cookie_release(cookie);
-	if (r == 0) {
-		pthread_mutex_lock(&h->lock);
-		h->stats.cookies_rescued++;
-		pthread_mutex_unlock(&h->lock);
-		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
-			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
-			cookie);
-	} else if (r != -ENOENT) {
-		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
-			  cookie);
-	}
-}
-
-/*
  * The device as udevd has it after the event, to udev's listeners: after
  * the RUN programs (a listener that sees it may use the device) and the
  * cookie (a tool waiting on it must not see the broadcast first). A failed
@@ -425,11 +401,40 @@ static void broadcast(struct rules_handler *h, const struct uevent *ev,
 			  "%s: not broadcast to udev's listeners", ev->devpath);
 }
 
+/* The rules' `dmsetup udevcomplete` entries, last in the run list: the cookie's release. */
+struct releases {
+	const struct rules_ctx *ctx;
+	struct rules_event *re;
+	size_t n;            /* the run list's last n entries */
+	unsigned int failed;
+};
+
+static bool run_releases(void *u)
+{
+	struct releases *t = u;
+	struct rules_run *all = t->re->run;
+	size_t nall = t->re->nrun;
+	bool released;
+
+	if (t->n == 0)
+		return false;
+	t->re->run = all + nall - t->n;
+	t->re->nrun = t->n;
+	t->failed = rules_run_list(t->ctx, t->re);
+	released = dm_cookie_released_by(t->re);
+	t->re->run = all;
+	t->re->nrun = nall;
+	return released;
+}
+
 /*
- * Runs the rules on ev (none loaded: the event as it came), then releases
- * its dm cookie if the rules did not, and broadcasts it.
+ * Runs the rules on ev (none loaded: the event as it came), its RUN list
+ * last, the rules' cookie release after the rest of it, under the cookie
+ * book (dm-cookie.h), then broadcasts it. How the cookie was released (r:
+ * the error).
  */
-static void run_event(struct call *c, const struct rules *rules, const struct uevent *ev)
+static enum dm_cookie_outcome run_event(struct call *c, const struct rules *rules,
+					const struct uevent *ev, int *r)
 {
 	struct rules_handler *h = c->h;
 	struct rules_builtins b = { .sysfs = h->sysfs,
@@ -460,14 +465,15 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 		ctx.global = &global;
 	pthread_mutex_unlock(&h->lock);
 	struct rules_event re;
+	struct releases rel = { .ctx = &ctx, .re = &re };
 	unsigned int failed;
-	bool released = false;
+	enum dm_cookie_outcome released;
 
 	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
 	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
 	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
-		release_cookie(h, ev, false);
+		released = dm_cookie_book_end(&h->cookies, ev, NULL, NULL, r);
 		goto out;
 	}
 	if (!re.usec_initialized)
@@ -478,9 +484,12 @@ static void run_event(struct call *c, const struct rules *rules, const struct ue
 	(void)rules_event_finish(&re);
 	apply_results(c, ev, &re);
 	persist(c, ev, &re, have_old ? &old : NULL);
+	rel.n = dm_cookie_releases_last(&re);
+	re.nrun -= rel.n;
 	failed = rules_run_list(&ctx, &re);
-	released = dm_cookie_released_by(&re);
-	release_cookie(h, ev, released);
+	re.nrun += rel.n;
+	released = dm_cookie_book_end(&h->cookies, ev, run_releases, &rel, r);
+	failed += rel.failed;
 	broadcast(h, ev, &re);
 	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&h->lock);
@@ -493,6 +502,7 @@ out:
 	props_clear(&global);
 	if (have_old)
 		rules_record_free(&old);
+	return released;
 }
 
 /* ---- the handler contract ------------------------------------------- */
@@ -504,20 +514,51 @@ static bool may_block(void *ctx, const struct uevent *ev)
 	return rules_handler_lines(ctx) > 0;
 }
 
+/*
+ * A dm event's cookie must be released once, after the event (tools wait
+ * on it without a timeout): by 95-dm-notify.rules' RUN, or here when that
+ * did not run (no rules, a rule missing, the event's time up) or failed,
+ * or by a handoff that gave the event up (dm_cookie_book_close).
+ */
+static void log_cookie(struct rules_handler *h, const struct uevent *ev,
+		       enum dm_cookie_outcome o, int r)
+{
+	uint32_t cookie = 0;
+
+	(void)dm_cookie_of(ev, &cookie);
+	if (o == DM_COOKIE_BY_US) {
+		pthread_mutex_lock(&h->lock);
+		h->stats.cookies_rescued++;
+		pthread_mutex_unlock(&h->lock);
+		log_msg(h->log, LOG_WARNING, "%s: device-mapper cookie %u released by initdev: "
+			"the rules' 'dmsetup udevcomplete' did not run or failed", ev->devpath,
+			cookie);
+	} else if (o == DM_COOKIE_FAILED && r != -ENOENT) {
+		log_errno(h->log, LOG_WARNING, r, "%s: device-mapper cookie %u", ev->devpath,
+			  cookie);
+	} else if (o == DM_COOKIE_HANDED_OFF) {
+		log_msg(h->log, LOG_DEBUG, "%s: device-mapper cookie %u was released at the "
+			"handoff", ev->devpath, cookie);
+	}
+}
+
 static void handle(void *ctx, const struct handler_call *call)
 {
 	struct rules_handler *h = ctx;
 	struct rules_loaded *l = get(h);
 	struct call c = { .h = h, .kmod = call->worker };
+	enum dm_cookie_outcome o;
+	int r = 0;
 
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	/* also without rules: udevd keeps every device's record and broadcasts every event */
 	if (l)
-		run_event(&c, &l->rules, call->ev);
+		o = run_event(&c, &l->rules, call->ev, &r);
 	else
-		release_cookie(h, call->ev, false);
+		o = dm_cookie_book_end(&h->cookies, call->ev, NULL, NULL, &r);
 	put(h, l);
+	log_cookie(h, call->ev, o, r);
 }
 
 static void *worker_new(void *ctx)

@@ -12,8 +12,10 @@
  * Devices whose rules set OPTIONS+="db_persist" get udev's database entry
  * for the real root (udev-db.h), written after each of their events. A
  * device-mapper event's cookie (DM_COOKIE) is released after the event,
- * by the rules' `dmsetup udevcomplete` or, when that did not run or
- * failed, by the handler itself (dm-cookie.h): a tool waits on it forever.
+ * by the rules' `dmsetup udevcomplete` (run after the event's other RUN
+ * entries) or, when that did not run or failed, by the handler itself, or
+ * by a handoff that gave the event up (dm-cookie.h's book, `cookies`): a
+ * tool waits on it forever.
  * Last, when configured, the device as udevd has it after the event is
  * broadcast to udev's listeners (udev-broadcast.h), also when no rules are
  * loaded, as udevd does for every event.
@@ -26,6 +28,7 @@
 #include <stdint.h>
 
 #include "handlers/devnode.h"
+#include "handlers/dm-cookie.h"
 #include "handlers/disk-links.h"
 #include "handlers/handler.h"
 #include "handlers/modload.h"
@@ -81,6 +84,7 @@ struct rules_handler {
 	struct props global; /* udevadm control --property */
 	struct rules_handler_stats stats;
 	unsigned int builtin_warned;
+	struct dm_cookie_book cookies; /* the engine notes, a handoff closes (dm-cookie.h) */
 };
 
 /*

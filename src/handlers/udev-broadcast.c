@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/oneline.h"
 
 /* libudev's monitor_netlink_header, field by field (all 32-bit) */
 struct frame_header {
@@ -68,16 +69,6 @@ struct out {
 	size_t size, len;
 	bool full;
 };
-
-/*
- * What a line reader takes as one line: no "\n" or "\r" (sd-device ends a
- * database line at either, and cuts a received value at a newline).
- * TODO: util/oneline.h's oneline_ok once track "lines" lands it.
- */
-static bool oneline_ok(const char *s)
-{
-	return s && !strpbrk(s, "\n\r");
-}
 
 /* A tag as TAGS and the bloom filter take it: one line, no ':' (the separator). */
 static bool tag_ok(const char *s)
@@ -176,6 +167,7 @@ static void put_props(struct out *o, const struct udev_broadcast_device *d)
 			put_devnum(o, d->props);
 			devnum = true;
 		}
+		/* props_set refuses an empty key and one with '=' */
 		if (!derived(p->key) && oneline_ok(p->key))
 			put(o, p->key, p->value);
 	}

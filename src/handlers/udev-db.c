@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/escape.h"
+#include "util/oneline.h"
 #include "util/safedir.h"
 
 /* udev's bound on an escaped link: a file name less the room of its hash suffix */
@@ -23,21 +25,37 @@ void udev_db_id(const struct udev_db_entry *e, char id[UDEV_DB_ID_MAX])
 
 /* ---- the data file's text ---------------------------------------------- */
 
-static bool one_line(const char *s)
-{
-	return s && !strchr(s, '\n');
-}
-
 /* "/dev/x" -> 5: what comes before the name below /dev; 0 if not below /dev */
 static size_t dev_prefix(const char *link)
 {
 	return strncmp(link, "/dev/", 5) == 0 && link[5] ? 5 : 0;
 }
 
+/*
+ * What goes in a line. Every value passes util/oneline.h (systemd's reader
+ * ends a line at '\r' as at '\n'). An "S:", "G:" or "Q:" line is never
+ * empty: that reader takes the byte after the ':' as the value's first,
+ * so "G:" alone would swallow the next line into its value.
+ */
+static bool link_ok(const char *l)
+{
+	return oneline_ok(l) && dev_prefix(l);
+}
+
+static bool name_ok(const char *s)
+{
+	return oneline_ok(s) && s[0];
+}
+
+static bool prop_ok(const struct prop *p)
+{
+	return oneline_ok(p->key) && oneline_ok(p->value);
+}
+
 static void print_list(FILE *f, char tag, const struct strv *l)
 {
 	for (size_t i = 0; l && i < l->n; i++)
-		if (one_line(l->v[i]) && l->v[i][0])
+		if (name_ok(l->v[i]))
 			fprintf(f, "%c:%s\n", tag, l->v[i]);
 }
 
@@ -46,7 +64,7 @@ int udev_db_print(const struct udev_db_entry *e, FILE *f)
 	for (size_t i = 0; e->major > 0 && e->links && i < e->links->n; i++) {
 		const char *l = e->links->v[i];
 
-		if (dev_prefix(l) && one_line(l))
+		if (link_ok(l))
 			fprintf(f, "S:%s\n", l + dev_prefix(l));
 	}
 	if (e->link_priority != 0)
@@ -56,13 +74,50 @@ int udev_db_print(const struct udev_db_entry *e, FILE *f)
 	for (size_t i = 0; e->props && i < e->props->n; i++) {
 		const struct prop *p = &e->props->v[i];
 
-		if (p->db && one_line(p->key) && one_line(p->value))
+		if (p->db && prop_ok(p))
 			fprintf(f, "E:%s=%s\n", p->key, p->value);
 	}
 	print_list(f, 'G', e->tags);
 	print_list(f, 'Q', e->current_tags);
 	fputs("V:1\n", f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
+
+/* Note s (field what of line tag:name) if a line end keeps it out: the first one described. */
+static void note(struct udev_db_refused *r, char tag, const char *name, const char *what,
+		 const char *s)
+{
+	char esc[96], why[ONELINE_WHY_MAX];
+
+	if (oneline_ok(s) || r->count++ > 0)
+		return;
+	snprintf(r->first, sizeof(r->first), "%c:%s: %s %s", tag,
+		 escape_log(esc, sizeof(esc), name, strlen(name)), what, oneline_why(s, why));
+}
+
+static void note_list(struct udev_db_refused *r, char tag, const struct strv *l)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		note(r, tag, l->v[i], "the name", l->v[i]);
+}
+
+size_t udev_db_refused(const struct udev_db_entry *e, struct udev_db_refused *r)
+{
+	*r = (struct udev_db_refused){ 0 };
+	for (size_t i = 0; e->major > 0 && e->links && i < e->links->n; i++)
+		note(r, 'S', e->links->v[i], "the link", e->links->v[i]);
+	for (size_t i = 0; e->props && i < e->props->n; i++) {
+		const struct prop *p = &e->props->v[i];
+
+		if (!p->db)
+			continue;
+		note(r, 'E', p->key, "the key", p->key);
+		if (oneline_ok(p->key))
+			note(r, 'E', p->key, "the value", p->value);
+	}
+	note_list(r, 'G', e->tags);
+	note_list(r, 'Q', e->current_tags);
+	return r->count;
 }
 
 /* One character of a link as udev escapes it, appended at out[*j]. */
@@ -119,6 +174,19 @@ void udev_db_close(struct udev_db *db)
 static bool file_name_ok(const char *s)
 {
 	return s[0] && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") && strlen(s) <= 255;
+}
+
+/* Say what a line end kept out of id's data file: someone's data tried to forge a line. */
+static void log_refused(struct udev_db *db, const struct udev_db_entry *e, const char *id)
+{
+	struct udev_db_refused r;
+
+	if (!db->log || udev_db_refused(e, &r) == 0)
+		return;
+	log_msg(db->log, LOG_WARNING,
+		"udev database data/%s: %zu field(s) left out, the first %s "
+		"(systemd's reader ends a line there: the rest would read as a line of its own)",
+		id, r.count, r.first);
 }
 
 static int write_data(struct udev_db *db, const struct udev_db_entry *e, const char *id)
@@ -195,7 +263,7 @@ static bool listed(const struct strv *l, const char *s)
 /* The index name of a link: its escaped form; false if it has none. */
 static bool link_key(const char *link, char key[256])
 {
-	return dev_prefix(link) && one_line(link) && udev_db_escape_link(link, key, 256) == 0;
+	return link_ok(link) && udev_db_escape_link(link, key, 256) == 0;
 }
 
 static int update_links(struct udev_db *db, const struct udev_db_entry *e,
@@ -243,6 +311,7 @@ int udev_db_write(struct udev_db *db, const struct udev_db_entry *e,
 	if (db->dirfd < 0)
 		return -EBADF;
 	udev_db_id(e, id);
+	log_refused(db, e, id);
 	r = write_data(db, e, id);
 	k = update_links(db, e, old, id);
 	r = r < 0 ? r : k;

@@ -20,7 +20,8 @@
  * the ones udev itself leaves to the real root (docs/handoff.md). Names and
  * values come from rules and devices (hostile): a link or tag name is one
  * file name below links/ or tags/ (escaped as udev escapes it, or left out);
- * a value with a newline is left out (it would forge a line). Directories are
+ * a value with a line end ('\n' or '\r': util/oneline.h) is left out (it
+ * would forge a line), and udev_db_write logs what it left out. Directories are
  * entered without following symlinks. Thread-safe for different devices;
  * calls for one device must not overlap (the engine orders a device's
  * events).
@@ -59,10 +60,20 @@ struct udev_db {
 void udev_db_id(const struct udev_db_entry *e, char id[UDEV_DB_ID_MAX]);
 
 /*
- * e's data file text to f (flushed). Links not below /dev, properties and
- * names with a newline are left out. 0 or -EIO.
+ * e's data file text to f (flushed). Links not below /dev, empty names,
+ * and links, properties and names with a line end (util/oneline.h) are
+ * left out. 0 or -EIO.
  */
 int udev_db_print(const struct udev_db_entry *e, FILE *f);
+
+/* What a line end keeps out of e's data file: how many fields, the first described. */
+struct udev_db_refused {
+	size_t count;
+	char first[192]; /* "E:ID_FS_VERSION: the value holds a carriage return at byte 0" */
+};
+
+/* Fill r for e (outside bytes in r->first escaped, safe to log); returns r->count. */
+size_t udev_db_refused(const struct udev_db_entry *e, struct udev_db_refused *r);
 
 /*
  * udev's escaping of a link for its index directory: the name below /dev

@@ -9,6 +9,7 @@
 
 #include "handlers/blkid-probe.h"
 #include "names/path-id.h"
+#include "rules/net-driver.h"
 
 static int set(struct rules_event *ev, const char *key, const char *value)
 {
@@ -100,6 +101,18 @@ static int builtin_kmod(struct rules_builtins *b, struct rules_event *ev, int ar
 	return 0;
 }
 
+/* udev 257's net_driver: ID_NET_DRIVER from ethtool (the live kernel, whatever --sysfs says). */
+static int builtin_net_driver(struct rules_event *ev)
+{
+	char driver[NET_DRIVER_MAX];
+	int r = net_driver_get(ev->sysname, driver, sizeof(driver));
+
+	/* as in udev: no driver information, or the interface gone, is no failure */
+	if (net_driver_not_supported(r) || r == -ENODEV)
+		return 0;
+	return r < 0 ? r : props_set(&ev->props, "ID_NET_DRIVER", driver, true);
+}
+
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which, int argc,
 		       char **argv)
 {
@@ -110,6 +123,7 @@ int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which
 	case RB_BLKID: return builtin_blkid(b, ev);
 	case RB_PATH_ID: return builtin_path_id(b, ev);
 	case RB_KMOD: return builtin_kmod(b, ev, argc, argv);
+	case RB_NET_DRIVER: return builtin_net_driver(ev);
 	default:
 		if (!(__atomic_fetch_or(&b->warned, bit, __ATOMIC_RELAXED) & bit) && b->log)
 			log_msg(b->log, LOG_WARNING,

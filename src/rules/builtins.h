@@ -2,7 +2,8 @@
 /*
  * initdev's implementations of udev's builtins for the rules: blkid (the
  * native probe, udev's property names), path_id (the native by-path code),
- * kmod load (through a loader the caller supplies). The others udev has
+ * kmod load (through a loader the caller supplies), net_driver (udev 257:
+ * ethtool's driver name, rules/net-driver.h). The others udev has
  * (hwdb, input_id, net_id, keyboard, usb_id, ...) fail as a failing
  * builtin fails in udev, each logged once.
  */

@@ -33,6 +33,7 @@ static const struct {
 	[RB_INPUT_ID] = { "input_id", true, false },
 	[RB_KEYBOARD] = { "keyboard", false, false },
 	[RB_KMOD] = { "kmod", false, true },
+	[RB_NET_DRIVER] = { "net_driver", true, true },
 	[RB_NET_ID] = { "net_id", true, false },
 	[RB_NET_SETUP_LINK] = { "net_setup_link", true, false },
 	[RB_PATH_ID] = { "path_id", true, true },

@@ -115,7 +115,11 @@ enum rules_st {
 	RST_SUBSYS, /* "[subsystem/kernel]attribute" */
 };
 
-/* udev 252's builtins; initdev provides some through rules_ctx.builtin. */
+/*
+ * udev's builtins, in udev 257's order (252's and net_driver, new in 257:
+ * the order decides which a prefix names); initdev provides some through
+ * rules_ctx.builtin.
+ */
 enum rules_builtin {
 	RB_BLKID,
 	RB_BTRFS,
@@ -123,6 +127,7 @@ enum rules_builtin {
 	RB_INPUT_ID,
 	RB_KEYBOARD,
 	RB_KMOD,
+	RB_NET_DRIVER,
 	RB_NET_ID,
 	RB_NET_SETUP_LINK,
 	RB_PATH_ID,
@@ -136,7 +141,7 @@ const char *rules_builtin_name(enum rules_builtin b);
 int rules_builtin_lookup(const char *cmd);
 /* Builtins that run once per event (udev's run_once). */
 bool rules_builtin_run_once(enum rules_builtin b);
-/* The builtins initdev has (blkid, kmod, path_id). */
+/* The builtins initdev has (blkid, kmod, net_driver, path_id). */
 bool rules_builtin_supported(enum rules_builtin b);
 
 struct rules_token {

@@ -2,6 +2,7 @@
 #include "util/log.h"
 
 #include "util/number.h"
+#include "util/oneline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +63,8 @@ void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
 	if (head < 0)
 		return;
 	vsnprintf(line + head, sizeof(line) - (size_t)head, fmt, ap);
+	/* one record, one line: outside bytes come escaped, this is the last guard */
+	(void)oneline_flatten(line + head);
 	n = (int)strlen(line);
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;

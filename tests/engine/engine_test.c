@@ -13,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/sem.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/info.h"
+#include "dm-sem.h"
 #include "fake-sysfs.h"
 
 struct fx {
@@ -400,8 +404,126 @@ ATF_TC_BODY(info_value_line_break, tc)
 	fx_fini(&f);
 }
 
+/* Wait (about 10 s at most) for path to exist. */
+static bool appears(const char *path)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* A dm tool in dm_udev_wait: it took its own one off, waits for zero. Its pid. */
+static pid_t cookie_waiter(const struct dm_sem *c)
+{
+	struct sembuf dec = { 0, -1, IPC_NOWAIT }, zero = { 0, 0, 0 };
+	pid_t pid;
+
+	ATF_REQUIRE(semop(c->semid, &dec, 1) == 0);
+	pid = fork();
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(semop(c->semid, &zero, 1) == 0 ? 0 : 1);
+	return pid;
+}
+
+/* Has the waiter returned (within about 10 s)? Killed if not. */
+static bool waiter_done(pid_t pid)
+{
+	int status;
+
+	for (int i = 0; i < 1000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return false;
+}
+
+static void feed_cookie(struct fx *f, const char *action, const char *devpath,
+			const struct dm_sem *c)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "DM_COOKIE=%u", c->value);
+	feed(f, action, devpath, "block", v, NULL);
+}
+
+/*
+ * The handoff's grace runs out with device-mapper cookies in hand: the
+ * cookie of the running event (its worker abandoned), of an event kept
+ * behind it, and of an event given back to the kernel (whose new event
+ * carries none) are each released once, and a tool waiting on one
+ * returns. The same device's remove, queued behind its running change, is
+ * not handled beside it. The worker that finishes afterwards releases
+ * nothing more.
+ */
+ATF_TC_WITHOUT_HEAD(give_back_cookies_and_order);
+ATF_TC_BODY(give_back_cookies_and_order, tc)
+{
+	char cwd[1024], rules[4096], uevent[64], handled[256] = "";
+	struct dm_sem run, kept, back;
+	struct fx f;
+	pid_t waiter;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof(cwd)));
+	fs_mkdir_p("gb-rules");
+	snprintf(rules, sizeof(rules),
+		 "RUN+=\"/bin/sh -c 'echo $env{SEQNUM} >> %s/handled'\"\n"
+		 "KERNEL==\"hold0\", ACTION==\"change\", RUN+=\"/bin/sh -c 'touch %s/started; "
+		 "until [ -e %s/go ]; do sleep 0.02; done'\"\n", cwd, cwd, cwd);
+	fs_write_file("gb-rules/50-test.rules", rules);
+	fx_init_rules(&f, false, "gb-rules");
+	f.e.cfg.workers = 1;
+	fs_mkdev("/devices/virtual/block/hold0", "class/block");
+	fs_mkdev("/devices/virtual/block/other0", "class/block");
+	dm_sem_make(&run, 0x0040, 3); /* a second event of the same cookie is still to come */
+	dm_sem_make(&kept, 0x0040, 2);
+	dm_sem_make(&back, 0x0040, 2);
+	waiter = cookie_waiter(&kept);
+	ATF_REQUIRE_EQ(engine_start(&f.e), 0);
+	feed_cookie(&f, "change", "/devices/virtual/block/hold0", &run);       /* 1001 */
+	ATF_REQUIRE_MSG(appears("started"), "the worker did not start event 1001");
+	feed_cookie(&f, "change", "/devices/virtual/block/hold0", &kept);      /* 1002 */
+	feed_cookie(&f, "change", "/devices/virtual/block/other0", &back);     /* 1003 */
+	feed(&f, "remove", "/devices/virtual/block/hold0", "block", NULL);      /* 1004 */
+	ATF_REQUIRE_EQ(engine_in_hand(&f.e), 4);
+
+	engine_give_back(&f.e);
+	ATF_CHECK_EQ_MSG(dm_sem_val(&run), 2, "the running event's cookie: %d", dm_sem_val(&run));
+	ATF_CHECK_EQ_MSG(dm_sem_val(&kept), 0, "the kept event's cookie: %d", dm_sem_val(&kept));
+	ATF_CHECK_EQ_MSG(dm_sem_val(&back), 1, "the given-back event's cookie: %d",
+			 dm_sem_val(&back));
+	ATF_CHECK_MSG(waiter_done(waiter), "the tool still waits in dm_udev_wait");
+	fs_read_file("sys/devices/virtual/block/other0/uevent", uevent, sizeof(uevent));
+	ATF_CHECK_MSG(strncmp(uevent, "change", 6) == 0, "written: %s", uevent);
+	fs_read_file("sys/devices/virtual/block/hold0/uevent", uevent, sizeof(uevent));
+	ATF_CHECK_MSG(strncmp(uevent, "change", 6) == 0, "written: %s", uevent);
+	ATF_CHECK_EQ(f.e.given_back, 2); /* 1003, and 1002 behind 1001: for the real root */
+	ATF_CHECK_EQ(f.e.abandoned, 2);  /* 1001 running, the remove 1004 behind it */
+	ATF_CHECK_EQ(f.e.kept, 1);
+	ATF_CHECK_EQ(f.e.cookies_released, 3);
+	fs_read_file("handled", handled, sizeof(handled));
+	ATF_CHECK_STREQ_MSG(handled, "1001\n", "handled beside the running event: %s", handled);
+
+	/* the abandoned worker ends (in a daemon: _exit) and releases nothing more */
+	fs_write_file("go", "");
+	fx_fini(&f);
+	ATF_CHECK_EQ_MSG(dm_sem_val(&run), 2, "released twice: %d", dm_sem_val(&run));
+	fs_read_file("handled", handled, sizeof(handled));
+	ATF_CHECK_STREQ_MSG(handled, "1001\n", "a kept event was started: %s", handled);
+	dm_sem_drop(&run);
+	dm_sem_drop(&kept);
+	dm_sem_drop(&back);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, give_back_cookies_and_order);
 	ATF_TP_ADD_TC(tp, settles_when_idle);
 	ATF_TP_ADD_TC(tp, feed_makes_nodes);
 	ATF_TP_ADD_TC(tp, coldplug_settles_on_last_reply);

@@ -178,39 +178,134 @@ ATF_TC_BODY(workers_on_demand, tc)
 	queue_stop(&q);
 }
 
+/* A handler that holds each event until the test lets it go (no sleeps). */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int allowed, started;
+	uint64_t seq[16];
+};
+
+static void gated(void *ctx, struct queue_worker *w, const struct uevent *ev)
+{
+	struct gate *g = ctx;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->started < 16)
+		g->seq[g->started] = ev->seqnum;
+	g->started++;
+	pthread_cond_broadcast(&g->cond);
+	while (g->allowed < g->started)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_wait_started(struct gate *g, unsigned int n)
+{
+	pthread_mutex_lock(&g->lock);
+	while (g->started < n)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_allow(struct gate *g, unsigned int n)
+{
+	pthread_mutex_lock(&g->lock);
+	g->allowed = n;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Take the list, note the SEQNUMs (at most max), free it; how many. */
+static unsigned int take_seqs(struct queue *q, unsigned int *seqs, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (struct queued_event *e = queue_take_waiting(q), *next; e; e = next) {
+		next = e->next;
+		ATF_CHECK(!e->running);
+		if (n < max)
+			seqs[n] = (unsigned int)e->ev.seqnum;
+		n++;
+		free(e);
+	}
+	return n;
+}
+
 /* A handoff takes back what no worker started; the running event stays. */
 ATF_TC_WITHOUT_HEAD(take_waiting);
 ATF_TC_BODY(take_waiting, tc)
 {
-	struct record r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, { 0 } };
 	struct queue q;
-	struct queued_event *w;
-	unsigned int seqs[4], n = 0;
+	unsigned int seqs[4], n;
 
-	ATF_REQUIRE_EQ(queue_init(&q, handler, &r), 0);
+	ATF_REQUIRE_EQ(queue_init(&q, gated, &g), 0);
 	ATF_REQUIRE_EQ(queue_start(&q, 1, NULL), 0);
 	push(&q, "add", "/devices/a", 1, "0");
-	for (int i = 0; i < 50 && !r.running; i++) /* the one worker takes it */
-		usleep(2000);
+	gate_wait_started(&g, 1); /* the one worker holds it */
 	push(&q, "add", "/devices/b", 2, "0");
 	push_ranked(&q, "add", "/devices/c", 3, "0", false);
-	push(&q, "change", "/devices/a", 4, "0");
-	w = queue_take_waiting(&q);
-	for (struct queued_event *e = w, *next; e; e = next) {
-		next = e->next;
-		ATF_CHECK(!e->running);
-		if (n < 4)
-			seqs[n++] = (unsigned int)e->ev.seqnum;
-		free(e);
-	}
+	push(&q, "change", "/devices/b", 4, "0");
+	n = take_seqs(&q, seqs, 4);
 	ATF_REQUIRE_EQ(n, 3);
 	ATF_CHECK(seqs[0] == 2 && seqs[1] == 3 && seqs[2] == 4); /* oldest first */
 	ATF_CHECK_EQ(queue_pending(&q), 1);
 	ATF_CHECK(queue_take_waiting(&q) == NULL);
+	ATF_CHECK_EQ(q.queued_root, 1); /* the running one */
+	gate_allow(&g, 16);
 	wait_idle(&q);
-	ATF_CHECK_EQ(r.n, 1); /* only the running one was handled */
+	ATF_CHECK_EQ(g.started, 1); /* only the running one was handled */
 	ATF_CHECK_EQ(q.queued_root, 0);
 	queue_stop(&q);
+}
+
+static void note_kept(void *u, const struct queued_event *e, const struct queued_event *behind)
+{
+	char *out = u;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 256 - len, "%llu<%llu ", (unsigned long long)e->ev.seqnum,
+		 behind ? (unsigned long long)behind->ev.seqnum : 0ULL);
+}
+
+/*
+ * A remove (or any event) ordered behind its device's running add, or
+ * behind a child's or parent's, is not taken: given back beside the add it
+ * would be handled while the add still makes links. It stays, with what
+ * followed it on the same device, and no worker starts it afterwards.
+ */
+ATF_TC_WITHOUT_HEAD(take_waiting_keeps_device_order);
+ATF_TC_BODY(take_waiting_keeps_device_order, tc)
+{
+	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, { 0 } };
+	struct queue q;
+	unsigned int seqs[8], n;
+	char kept[256] = "";
+
+	ATF_REQUIRE_EQ(queue_init(&q, gated, &g), 0);
+	ATF_REQUIRE_EQ(queue_start(&q, 1, NULL), 0);
+	push(&q, "add", "/devices/a", 1, "0");
+	gate_wait_started(&g, 1);
+	push(&q, "add", "/devices/b", 2, "0");
+	push(&q, "remove", "/devices/a", 3, "0");       /* behind 1, same device */
+	push(&q, "add", "/devices/a/child", 4, "0");    /* behind 1, its parent */
+	push(&q, "add", "/devices/c", 5, "0");
+	push(&q, "remove", "/devices/b", 6, "0");       /* behind 2, which is taken */
+	push(&q, "move", "/devices/d", 7, "0");
+	n = take_seqs(&q, seqs, 8);
+	ATF_REQUIRE_EQ_MSG(n, 4, "%u taken", n);
+	ATF_CHECK(seqs[0] == 2 && seqs[1] == 5 && seqs[2] == 6 && seqs[3] == 7);
+	ATF_CHECK_EQ(queue_pending(&q), 3); /* 1 running, 3 and 4 kept */
+	queue_each_waiting(&q, note_kept, kept);
+	ATF_CHECK_STREQ(kept, "3<1 4<1 ");
+	/* the running one finishes; the kept ones are never started */
+	gate_allow(&g, 16);
+	for (int i = 0; i < 500 && queue_pending(&q) > 2; i++)
+		usleep(10000);
+	ATF_CHECK_EQ(queue_pending(&q), 2);
+	queue_stop(&q);
+	ATF_CHECK_EQ_MSG(g.started, 1, "%u events started", g.started);
 }
 
 ATF_TC_WITHOUT_HEAD(devpaths_related);
@@ -231,6 +326,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, done_list_carries_uuid);
 	ATF_TP_ADD_TC(tp, workers_on_demand);
 	ATF_TP_ADD_TC(tp, take_waiting);
+	ATF_TP_ADD_TC(tp, take_waiting_keeps_device_order);
 	ATF_TP_ADD_TC(tp, devpaths_related);
 	return atf_no_error();
 }

@@ -18,45 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dm-sem.h"
 #include "fake-sysfs.h"
 #include "handlers/dm-cookie.h"
 #include "handlers/set.h"
-
-/* ---- a real semaphore, as libdevmapper makes it ---- */
-
-struct cookie {
-	uint32_t value; /* what the kernel puts into DM_COOKIE: flags << 16 | base */
-	int semid;
-};
-
-/* A semaphore at DM_COOKIE_MAGIC << 16 | base, set to val (libdm: 1 + one per task). */
-static void cookie_make(struct cookie *c, uint16_t flags, int val)
-{
-	for (unsigned int base = (unsigned int)getpid() & 0xFFFF;; base = (base + 7919) & 0xFFFF) {
-		key_t key;
-
-		if (base == 0)
-			continue;
-		key = (key_t)(DM_COOKIE_MAGIC << 16 | base);
-		c->semid = semget(key, 1, IPC_CREAT | IPC_EXCL | 0600);
-		if (c->semid >= 0) {
-			c->value = (uint32_t)flags << 16 | base;
-			break;
-		}
-		ATF_REQUIRE_EQ_MSG(errno, EEXIST, "semget: %s", strerror(errno));
-	}
-	ATF_REQUIRE(semctl(c->semid, 0, SETVAL, val) == 0);
-}
-
-static int cookie_val(const struct cookie *c)
-{
-	return semctl(c->semid, 0, GETVAL);
-}
-
-static void cookie_drop(struct cookie *c)
-{
-	(void)semctl(c->semid, 0, IPC_RMID);
-}
 
 static void parse(struct uevent *ev, const char *payload, size_t len)
 {
@@ -106,16 +71,16 @@ ATF_TC_HEAD(release_decrements_once, tc)
 }
 ATF_TC_BODY(release_decrements_once, tc)
 {
-	struct cookie c;
+	struct dm_sem c;
 
-	cookie_make(&c, 0x0061, 2);
+	dm_sem_make(&c, 0x0061, 2);
 	ATF_CHECK_EQ(dm_cookie_release(c.value), 0);
-	ATF_CHECK_EQ(cookie_val(&c), 1);
+	ATF_CHECK_EQ(dm_sem_val(&c), 1);
 	ATF_CHECK_EQ(dm_cookie_release(c.value & 0xFFFF), 0); /* same semaphore without flags */
-	ATF_CHECK_EQ(cookie_val(&c), 0);
+	ATF_CHECK_EQ(dm_sem_val(&c), 0);
 	ATF_CHECK_EQ(dm_cookie_release(c.value), -EAGAIN); /* already zero: no wait */
 	ATF_CHECK_EQ(dm_cookie_release(0x00610000u), 0);   /* flags only: nothing to do */
-	cookie_drop(&c);
+	dm_sem_drop(&c);
 	ATF_CHECK_EQ(dm_cookie_release(c.value), -ENOENT);
 }
 
@@ -135,13 +100,101 @@ ATF_TC_BODY(released_by_run_list, tc)
 	ATF_CHECK(dm_cookie_released_by(&ev));
 }
 
+ATF_TC_WITHOUT_HEAD(releases_moved_last);
+ATF_TC_BODY(releases_moved_last, tc)
+{
+	struct rules_run runs[] = {
+		{ .cmd = "/sbin/dmsetup udevcomplete 1", .builtin = -1 },
+		{ .cmd = "/bin/a", .builtin = -1 },
+		{ .cmd = "dmsetup udevcomplete 2", .builtin = 0 }, /* a builtin: not a program */
+		{ .cmd = "/usr/sbin/dmsetup -v udevcomplete 3", .builtin = -1 },
+		{ .cmd = "/bin/b", .builtin = -1 },
+	};
+	struct rules_event ev = { .run = runs, .nrun = 5 };
+	const char *want[] = { "/bin/a", "dmsetup udevcomplete 2", "/bin/b",
+			       "/sbin/dmsetup udevcomplete 1", "/usr/sbin/dmsetup -v udevcomplete 3" };
+
+	ATF_CHECK_EQ(dm_cookie_releases_last(&ev), 2);
+	for (size_t i = 0; i < 5; i++)
+		ATF_CHECK_STREQ(runs[i].cmd, want[i]);
+	ATF_CHECK_EQ(dm_cookie_releases_last(&ev), 2); /* already last: unchanged */
+	for (size_t i = 0; i < 5; i++)
+		ATF_CHECK_STREQ(runs[i].cmd, want[i]);
+}
+
+/* A dm event carrying c's cookie (one static event: each call replaces the last). */
+static const struct uevent *ev_of(const struct dm_sem *c)
+{
+	static struct uevent ev;
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", c->value);
+	dm_event(&ev, v);
+	return &ev;
+}
+
+static bool rules_released(void *u)
+{
+	int *calls = u;
+
+	(*calls)++;
+	return false; /* as a udevcomplete that failed: the book releases */
+}
+
+/*
+ * Each noted cookie is released once whoever gets there first: the event's
+ * own end, the handoff giving it back, or the handoff closing the book; an
+ * end after the close releases nothing (nor runs the rules' releases).
+ */
+ATF_TC_WITHOUT_HEAD(book_releases_once);
+ATF_TC_BODY(book_releases_once, tc)
+{
+	static struct uevent ev;
+	struct dm_cookie_book b;
+	struct dm_sem done, back, open, late;
+	int err, calls = 0;
+
+	dm_sem_make(&done, 0, 5);
+	dm_sem_make(&back, 0, 5);
+	dm_sem_make(&open, 0, 5);
+	dm_sem_make(&late, 0, 5);
+	dm_cookie_book_init(&b);
+	ATF_REQUIRE_EQ(dm_cookie_book_note(&b, ev_of(&done)), 0);
+	ATF_CHECK_EQ(dm_cookie_book_end(&b, ev_of(&done), rules_released, &calls, &err), DM_COOKIE_BY_US);
+	ATF_CHECK_EQ(calls, 1);
+	ATF_REQUIRE_EQ(dm_cookie_book_note(&b, ev_of(&back)), 0);
+	ATF_CHECK_EQ(dm_cookie_book_give_back(&b, ev_of(&back), &err), DM_COOKIE_BY_US);
+	ATF_REQUIRE_EQ(dm_cookie_book_note(&b, ev_of(&open)), 0);
+	ATF_CHECK_EQ(b.n, 1);
+	ATF_CHECK_EQ(dm_cookie_book_close(&b, NULL, NULL), 1);
+	ATF_CHECK_EQ(dm_cookie_book_end(&b, ev_of(&open), rules_released, &calls, &err),
+		     DM_COOKIE_HANDED_OFF);
+	ATF_CHECK_EQ(calls, 1);
+	/* not noted (no engine, or noted after the close): its own end releases it */
+	ATF_CHECK_EQ(dm_cookie_book_note(&b, ev_of(&late)), 0);
+	ATF_CHECK_EQ(dm_cookie_book_end(&b, ev_of(&late), NULL, NULL, &err), DM_COOKIE_BY_US);
+	dm_event(&ev, NULL);
+	ATF_CHECK_EQ(dm_cookie_book_note(&b, &ev), 0);
+	ATF_CHECK_EQ(b.n, 0);
+	ATF_CHECK_EQ(dm_cookie_book_end(&b, &ev, NULL, NULL, &err), DM_COOKIE_NONE);
+	ATF_CHECK_EQ(dm_sem_val(&done), 4);
+	ATF_CHECK_EQ(dm_sem_val(&back), 4);
+	ATF_CHECK_EQ(dm_sem_val(&open), 4);
+	ATF_CHECK_EQ(dm_sem_val(&late), 4);
+	dm_cookie_book_fini(&b);
+	dm_sem_drop(&done);
+	dm_sem_drop(&back);
+	dm_sem_drop(&open);
+	dm_sem_drop(&late);
+}
+
 /* ---- through the rules handler ---- */
 
 struct hfx {
 	struct handler_set hs;
 	struct logger log;
 	const char *dirs[2];
-	struct cookie c;
+	struct dm_sem c;
 	char cwd[1024];
 };
 
@@ -176,7 +229,7 @@ static void hfx_start(struct hfx *f, const char *rules)
 	f->dirs[0] = "rules";
 	log_init(&f->log, LOG_TARGET_STDERR, LOG_DEBUG);
 	ATF_REQUIRE_EQ(handler_set_init(&f->hs, &cfg, &f->log), 0);
-	cookie_make(&f->c, 0x0060, 2);
+	dm_sem_make(&f->c, 0x0060, 2);
 }
 
 static void hfx_event(struct hfx *f)
@@ -192,7 +245,7 @@ static void hfx_event(struct hfx *f)
 static void hfx_stop(struct hfx *f)
 {
 	handler_set_fini(&f->hs);
-	cookie_drop(&f->c);
+	dm_sem_drop(&f->c);
 }
 
 static bool calls_say(const char *file, const char *want)
@@ -235,7 +288,7 @@ ATF_TC_BODY(rules_release_after_failed_rules, tc)
 	hfx_event(&f);
 	snprintf(want, sizeof(want), "udevcomplete %u", f.c.value);
 	ATF_CHECK_MSG(calls_say("ok.calls", want), "the rules' dmsetup did not run with the cookie");
-	ATF_CHECK_EQ(cookie_val(&f.c), 2); /* the fake does not decrement; initdev did not either */
+	ATF_CHECK_EQ(dm_sem_val(&f.c), 2); /* the fake does not decrement; initdev did not either */
 	hfx_stop(&f);
 }
 
@@ -260,7 +313,7 @@ ATF_TC_BODY(handler_releases_when_rules_cannot, tc)
 	hfx_start(&f, rules);
 	fake_dmsetup(&f, "bad", 1);
 	hfx_event(&f);
-	ATF_CHECK_EQ(cookie_val(&f.c), 1);
+	ATF_CHECK_EQ(dm_sem_val(&f.c), 1);
 	hfx_stop(&f);
 	/* a PROGRAM takes the event's whole time (1 s): the RUN is never started */
 	snprintf(rules, sizeof(rules), "ENV{DM_COOKIE}==\"?*\", PROGRAM==\"/bin/sleep 5\"\n" NOTIFY_OK,
@@ -270,20 +323,20 @@ ATF_TC_BODY(handler_releases_when_rules_cannot, tc)
 	fake_dmsetup(&f, "ok", 0);
 	hfx_event(&f);
 	ATF_CHECK_MSG(access("ok.calls", F_OK) != 0, "the RUN ran after the event's time was up");
-	ATF_CHECK_EQ(cookie_val(&f.c), 1);
+	ATF_CHECK_EQ(dm_sem_val(&f.c), 1);
 	hfx_stop(&f);
 	/* no rules at all */
 	unlink("rules/95-test.rules");
 	hfx_start(&f, NULL);
 	hfx_event(&f);
-	ATF_CHECK_EQ(cookie_val(&f.c), 1);
+	ATF_CHECK_EQ(dm_sem_val(&f.c), 1);
 	/* an event without a cookie touches nothing */
 	{
 		static struct uevent ev;
 
 		dm_event(&ev, NULL);
 		handler_set_run(&f.hs, NULL, &ev);
-		ATF_CHECK_EQ(cookie_val(&f.c), 1);
+		ATF_CHECK_EQ(dm_sem_val(&f.c), 1);
 	}
 	hfx_stop(&f);
 }
@@ -293,6 +346,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, cookie_from_event);
 	ATF_TP_ADD_TC(tp, release_decrements_once);
 	ATF_TP_ADD_TC(tp, released_by_run_list);
+	ATF_TP_ADD_TC(tp, releases_moved_last);
+	ATF_TP_ADD_TC(tp, book_releases_once);
 	ATF_TP_ADD_TC(tp, rules_release_after_failed_rules);
 	ATF_TP_ADD_TC(tp, handler_releases_when_rules_cannot);
 	return atf_no_error();

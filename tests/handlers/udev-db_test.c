@@ -94,6 +94,82 @@ ATF_TC_BODY(data_lines_as_udev, tc)
 	fx_fini(&f);
 }
 
+/*
+ * Every line of t as systemd 252's device_read_db splits it (at '\n' and
+ * at '\r', empty lines skipped) is "X:value" with X one of udev's tags;
+ * no S: line names vda.
+ */
+static void check_read_as_systemd(const char *t)
+{
+	for (const char *l = t; *l;) {
+		size_t n = strcspn(l, "\n\r");
+
+		if (n > 0) {
+			ATF_CHECK_MSG(n >= 2 && l[1] == ':' && strchr("SLIEGQV", l[0]),
+				      "forged line \"%.*s\"", (int)n, l);
+			ATF_CHECK_MSG(strncmp(l, "S:vda", 5) != 0, "forged link line");
+		}
+		l += n + (l[n] != '\0');
+	}
+}
+
+/* issue 21: a DDF header's revision "\rS:vda" became ID_FS_VERSION and forged S:vda */
+ATF_TC_WITHOUT_HEAD(carriage_return_forges_no_line);
+ATF_TC_BODY(carriage_return_forges_no_line, tc)
+{
+	struct udev_db_refused r;
+	struct fx f;
+	char buf[4096];
+
+	fx_init(&f);
+	ATF_REQUIRE(props_set(&f.props, "ID_FS_VERSION", "\rS:vda", true) == 0);
+	ATF_REQUIRE(props_set(&f.props, "ID\rS:x", "1", true) == 0);
+	ATF_REQUIRE(strv_add(&f.links, "/dev/a\rS:vda") == 1);
+	ATF_REQUIRE(strv_add(&f.tags, "t\rS:vda") == 1);
+	ATF_REQUIRE(strv_add(&f.tags, "") == 1); /* "G:" alone would swallow the next line */
+	ATF_REQUIRE(strv_add(&f.current, "systemd") == 1);
+	print_to(&f.e, buf, sizeof(buf));
+	check_read_as_systemd(buf);
+	ATF_CHECK(strchr(buf, '\r') == NULL);
+	ATF_CHECK(strstr(buf, "ID_FS_VERSION") == NULL);
+	ATF_CHECK(strstr(buf, "\nG:\n") == NULL);
+	ATF_CHECK(strstr(buf, "E:DM_LV_LAYER=\nQ:systemd\nV:1\n") != NULL);
+	/* what was left out, said for the log: which line, which field, why */
+	ATF_CHECK_EQ(udev_db_refused(&f.e, &r), 4);
+	ATF_CHECK_STREQ(r.first, "S:/dev/a\\x0dS:vda: the link holds a carriage return at byte 6");
+	strv_clear(&f.links);
+	ATF_CHECK_EQ(udev_db_refused(&f.e, &r), 3);
+	ATF_CHECK_STREQ(r.first,
+			"E:ID_FS_VERSION: the value holds a carriage return at byte 0");
+	fx_fini(&f);
+}
+
+/* the writer logs what it left out, with the entry's name */
+ATF_TC_WITHOUT_HEAD(write_logs_refused_field);
+ATF_TC_BODY(write_logs_refused_field, tc)
+{
+	struct logger log = { .max_level = LOG_DEBUG, .ident = "initdev", .echo_fd = -1 };
+	struct udev_db db;
+	struct fx f;
+	char buf[4096];
+
+	log.fd = open("log", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ATF_REQUIRE(log.fd >= 0);
+	fx_init(&f);
+	ATF_REQUIRE(props_set(&f.props, "ID_FS_VERSION", "\rS:vda", true) == 0);
+	ATF_REQUIRE_EQ(udev_db_open(&db, "udev", &log), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &f.e, NULL), 0);
+	fs_read_file("udev/data/b254:0", buf, sizeof(buf));
+	check_read_as_systemd(buf);
+	fs_read_file("log", buf, sizeof(buf));
+	ATF_CHECK_MSG(strstr(buf, "udev database data/b254:0: 1 field(s) left out, the first "
+				  "E:ID_FS_VERSION: the value holds a carriage return at byte 0") != NULL,
+		      "log: %s", buf);
+	udev_db_close(&db);
+	close(log.fd);
+	fx_fini(&f);
+}
+
 ATF_TC_WITHOUT_HEAD(link_escaping);
 ATF_TC_BODY(link_escaping, tc)
 {
@@ -228,6 +304,8 @@ ATF_TC_BODY(cleanup_keeps_persistent, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, data_lines_as_udev);
+	ATF_TP_ADD_TC(tp, carriage_return_forges_no_line);
+	ATF_TP_ADD_TC(tp, write_logs_refused_field);
 	ATF_TP_ADD_TC(tp, link_escaping);
 	ATF_TP_ADD_TC(tp, write_replace_remove);
 	ATF_TP_ADD_TC(tp, cleanup_keeps_persistent);

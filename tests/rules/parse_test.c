@@ -91,6 +91,7 @@ ATF_TC_BODY(operators_by_key, tc)
 		{ "IMPORT{nope}=\"x\"", false },
 		{ "IMPORT{builtin}=\"nope\"", false },
 		{ "IMPORT{builtin}=\"blkid\"", true },
+		{ "IMPORT{builtin}=\"net_driver\"", true }, /* udev 257 */
 		{ "RESULT=\"x\", ENV{X}=\"1\"", false },
 		{ "OPTIONS==\"db_persist\"", false },
 		{ "OPTIONS+=\"link_priority=x\"", false },
@@ -301,11 +302,12 @@ ATF_TC_BODY(check_mode, tc)
 			   "IMPORT{program}=\"usb_id --export\"\n"
 			   "RUN{builtin}+=\"uaccess\"\n"
 			   "IMPORT{builtin}=\"blkid\"\n"
-			   "OPTIONS+=\"static_node=fuse\"\n";
+			   "OPTIONS+=\"static_node=fuse\"\n"
+			   "SUBSYSTEM==\"net\", IMPORT{builtin}=\"net_driver\"\n";
 
 	/* udev runs these lines (the builtins then fail); check names them */
 	parse(&r, &d, text);
-	ATF_CHECK_EQ(r.nlines, 5);
+	ATF_CHECK_EQ(r.nlines, 6);
 	ATF_CHECK_EQ(d.errors, 0);
 	rules_free(&r);
 	memset(&d, 0, sizeof(d));
@@ -331,6 +333,11 @@ ATF_TC_BODY(builtin_lookup, tc)
 	ATF_CHECK_EQ(rules_builtin_lookup("blkidx"), -1);
 	ATF_CHECK(rules_builtin_supported(RB_BLKID));
 	ATF_CHECK(!rules_builtin_supported(RB_HWDB));
+	/* udev 257's net_driver, before net_id as in 257: "net_" names it */
+	ATF_CHECK_EQ(rules_builtin_lookup("net_driver"), RB_NET_DRIVER);
+	ATF_CHECK_EQ(rules_builtin_lookup("net_id"), RB_NET_ID);
+	ATF_CHECK_EQ(rules_builtin_lookup("net_"), RB_NET_DRIVER);
+	ATF_CHECK(rules_builtin_supported(RB_NET_DRIVER));
 }
 
 static void put(const char *path, const char *text)
