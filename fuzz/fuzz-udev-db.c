@@ -3,17 +3,21 @@
  * libFuzzer target for the udev database entries written for the real root
  * (src/handlers/udev-db.c). The input is NUL-separated fields, all hostile
  * (rules and devices name them): "L..." a link below /dev, "E..." a
- * property KEY=VALUE, "T..." a tag. Checked: every line of the data text,
+ * property KEY=VALUE, "T..." a tag, "P..." a devpath and "U..." a
+ * subsystem (the device's id). Checked: every line of the data text,
  * split at '\n' and '\r' as systemd's reader splits it, starts with a known
  * tag and the text ends with "V:1" (no value forges a line); an escaped
  * link name is one file name, at most 244 bytes, and unescapes to the
- * link; written into a scratch directory and removed again, nothing is
- * left but empty directories, and nothing appears outside it.
+ * link; an id made of a devpath and a subsystem is one file name
+ * ("+SUBSYSTEM:..."); written into a scratch directory (under that id
+ * too) and removed again, nothing is left but empty directories, and
+ * nothing appears outside it.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +78,17 @@ static void check_escape(const char *link)
 	CHECK(strcmp(back, link + 5) == 0);
 }
 
+/* The id of a device with neither number nor index: "+..." and one file name, or none. */
+static bool check_id(const char *devpath, const char *subsystem, char id[UDEV_DB_ID_MAX])
+{
+	struct udev_db_device d = { .subsystem = subsystem, .devpath = devpath };
+
+	if (udev_db_device_id(&d, id) < 0)
+		return false;
+	CHECK(id[0] == '+' && !strchr(id, '/') && strlen(id) <= NAME_MAX);
+	return true;
+}
+
 static int anything_left(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)path, (void)f;
@@ -96,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct props props = PROPS_INIT;
 	struct strv links = STRV_INIT, tags = STRV_INIT;
-	char *buf = malloc(size + 1), *text = NULL, dir[PATH_MAX + 8];
+	char *buf = malloc(size + 1), *text = NULL, dir[PATH_MAX + 8], id[UDEV_DB_ID_MAX];
+	const char *devpath = NULL, *subsystem = NULL;
 	size_t tlen = 0, nf = 0;
 	struct udev_db db;
 	FILE *f;
@@ -116,6 +132,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)props_set_pair(&props, p + 1, true);
 		} else if (p[0] == 'T' && p[1]) {
 			(void)strv_add(&tags, p + 1);
+		} else if (p[0] == 'P') {
+			devpath = p + 1;
+		} else if (p[0] == 'U') {
+			subsystem = p + 1;
 		}
 	}
 	struct udev_db_entry e = { .block = true, .major = 254, .minor = 0, .devnode = "/dev/dm-0",
@@ -134,6 +154,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(udev_db_open(&db, dir, NULL) == 0);
 	(void)udev_db_write(&db, &e, NULL);
 	CHECK(udev_db_remove(&db, &e) == 0);
+	if (devpath && subsystem && check_id(devpath, subsystem, id)) {
+		e.id = id;
+		e.major = 0;
+		(void)udev_db_write(&db, &e, NULL);
+		CHECK(udev_db_remove(&db, &e) == 0);
+	}
 	udev_db_close(&db);
 	CHECK(nftw(top, anything_left, 16, FTW_PHYS) == 0);
 	props_clear(&props);

@@ -2,6 +2,7 @@
 #include "handlers/rules.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "handlers/dm-cookie.h"
 #include "rules/builtins.h"
 #include "util/escape.h"
+#include "util/number.h"
 
 #define ENV_MAX (UEVENT_ENV_MAX_VARS + 24)
 
@@ -294,31 +296,54 @@ static void made_links(const struct rules_event *re, struct strv *out)
 			(void)strv_add(out, re->links.v[i]);
 }
 
-static void db_entry(const struct uevent *ev, const struct rules_event *re,
-		     const struct rules_record *rec, const struct strv *links,
-		     struct udev_db_entry *e)
+/* udev's id of ev's device (udev-db.h) and its interface index; false if it has none */
+static bool device_id(const struct uevent *ev, char id[UDEV_DB_ID_MAX], unsigned int *ifindex)
+{
+	const char *s = uevent_get(ev, "IFINDEX");
+	uint64_t n = 0;
+	struct udev_db_device d = { .subsystem = ev->subsystem, .devpath = ev->devpath,
+				    .has_devnum = ev->has_devnum, .major = ev->major,
+				    .minor = ev->minor };
+
+	if (s && number_parse_str(s, INT_MAX, &n) == 0)
+		d.ifindex = (unsigned int)n;
+	*ifindex = d.ifindex;
+	return udev_db_device_id(&d, id) == 0;
+}
+
+/* e for ev's device: its record rec (NULL: none, only the id), links, this event's re (or NULL) */
+static void db_entry(const struct uevent *ev, const char *id, unsigned int ifindex,
+		     const struct rules_event *re, const struct rules_record *rec,
+		     const struct strv *links, struct udev_db_entry *e)
 {
 	*e = (struct udev_db_entry){
+		.id = id,
 		.block = strcmp(ev->subsystem, "block") == 0,
-		.major = ev->major,
-		.minor = ev->minor,
+		.major = ev->has_devnum ? ev->major : 0,
+		.minor = ev->has_devnum ? ev->minor : 0,
+		.ifindex = ifindex,
 		.devnode = re && re->devname[0] ? re->devname : NULL,
 		.links = links,
-		.link_priority = rec->link_priority,
-		.usec_initialized = rec->usec_initialized,
-		.props = &rec->props,
-		.tags = &rec->tags,
 		.current_tags = re ? &re->current_tags : NULL,
-		.persist = rec->persist,
 	};
+	if (!rec)
+		return;
+	e->link_priority = rec->link_priority;
+	e->usec_initialized = rec->usec_initialized;
+	e->props = &rec->props;
+	e->tags = &rec->tags;
+	e->persist = rec->persist;
 }
 
 /*
- * udev's database entry of a db_persist device (what the real root's
- * udevd and lvm read: udev-db.h), written after each of its events, as
- * udev writes it: a device's entry is right whenever initdev stops, by a
- * handoff, an exit or a crash, and nothing is left to do at the handoff.
- * An entry the device no longer asks for is removed.
+ * udev's database entry of the device (udev-db.h), written after each of
+ * its events as udevd writes it (device_update_db): for every device with
+ * a number, an interface index or something the rules set, so PID 1's
+ * device units, libudev and sd-device clients in the initrd read what
+ * they read with udevd; removed with the device. db_persist marks the
+ * entries `udevadm info --cleanup-db` leaves to the real root. Written
+ * after each event, a device's entry is right whenever initdev stops (a
+ * handoff, an exit, a crash): nothing is left to do at the handoff.
  */
 static void persist(struct call *c, const struct uevent *ev, const struct rules_event *re,
 		    const struct rules_record *old)
@@ -327,28 +352,25 @@ static void persist(struct call *c, const struct uevent *ev, const struct rules_
 	struct udev_db_entry now, before;
 	struct rules_record rec = { 0 };
 	struct strv links = STRV_INIT;
-	bool had = old && old->persist;
-	int r = 0;
+	char id[UDEV_DB_ID_MAX];
+	unsigned int ifindex;
+	int r;
 
-	if (h->udevdb.dirfd < 0 || !ev->has_devnum || (!re->db_persist && !had))
+	if (h->udevdb.dirfd < 0 || !device_id(ev, id, &ifindex))
 		return;
-	if (had)
-		db_entry(ev, NULL, old, &old->links, &before);
-	if (!re->remove && re->db_persist && rules_record_from_event(&rec, re) == 0) {
-		made_links(re, &links);
-		db_entry(ev, re, &rec, &links, &now);
-		r = udev_db_write(&h->udevdb, &now, had ? &before : NULL);
-		if (r == 0) {
-			pthread_mutex_lock(&h->lock);
-			h->stats.db_entries++;
-			pthread_mutex_unlock(&h->lock);
-		}
-	} else if (had) {
+	db_entry(ev, id, ifindex, NULL, old, old ? &old->links : NULL, &before);
+	if (re->remove) {
 		r = udev_db_remove(&h->udevdb, &before);
+	} else if ((r = rules_record_from_event(&rec, re)) == 0) {
+		made_links(re, &links);
+		db_entry(ev, id, ifindex, re, &rec, &links, &now);
+		r = udev_db_write(&h->udevdb, &now, old ? &before : NULL);
+		pthread_mutex_lock(&h->lock);
+		h->stats.db_entries += r == 0;
+		pthread_mutex_unlock(&h->lock);
 	}
 	if (r < 0)
-		log_errno(h->log, LOG_WARNING, r, "%s: udev database entry for the real root",
-			  ev->devpath);
+		log_errno(h->log, LOG_WARNING, r, "%s: udev database entry data/%s", ev->devpath, id);
 	strv_clear(&links);
 	rules_record_free(&rec);
 }

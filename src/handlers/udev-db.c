@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,70 @@
 /* udev's bound on an escaped link: a file name less the room of its hash suffix */
 #define ESCAPED_MAX 244
 
+/* ---- ids ---------------------------------------------------------------- */
+
+/* A name that is one file name (tags, escaped links, ids). */
+static bool file_name_ok(const char *s)
+{
+	return s[0] && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") && strlen(s) <= NAME_MAX;
+}
+
+/* "+drivers:BUS:NAME": BUS is the devpath's part before "/drivers/" (sd-device's driver_subsystem) */
+static int driver_id(const char *devpath, const char *sysname, char id[UDEV_DB_ID_MAX])
+{
+	const char *end = strstr(devpath, "/drivers/"), *bus = end;
+
+	if (!end)
+		return -1;
+	while (bus > devpath && bus[-1] != '/')
+		bus--;
+	if (bus == end)
+		return -1;
+	return snprintf(id, UDEV_DB_ID_MAX, "+drivers:%.*s:%s", (int)(end - bus), bus, sysname);
+}
+
+int udev_db_device_id(const struct udev_db_device *d, char id[UDEV_DB_ID_MAX])
+{
+	const char *slash, *sysname;
+	int n;
+
+	if (!d->subsystem || !d->subsystem[0])
+		return -EINVAL;
+	/* sd-device has no device number with major 0, no index 0 */
+	if (d->has_devnum && d->major > 0) {
+		n = snprintf(id, UDEV_DB_ID_MAX, "%c%u:%u",
+			     strcmp(d->subsystem, "block") == 0 ? 'b' : 'c', d->major, d->minor);
+	} else if (d->ifindex > 0) {
+		n = snprintf(id, UDEV_DB_ID_MAX, "n%u", d->ifindex);
+	} else {
+		/* sd-device takes the sysname from the devpath, '!' and all */
+		if (!d->devpath || !(slash = strrchr(d->devpath, '/')) || !file_name_ok(slash + 1))
+			return -EINVAL;
+		sysname = slash + 1;
+		if (strcmp(d->subsystem, "drivers") == 0)
+			n = driver_id(d->devpath, sysname, id);
+		else
+			n = snprintf(id, UDEV_DB_ID_MAX, "+%s:%s", d->subsystem, sysname);
+	}
+	return n > 0 && n < UDEV_DB_ID_MAX && file_name_ok(id) ? 0 : -EINVAL;
+}
+
 void udev_db_id(const struct udev_db_entry *e, char id[UDEV_DB_ID_MAX])
 {
-	snprintf(id, UDEV_DB_ID_MAX, "%c%u:%u", e->block ? 'b' : 'c', e->major, e->minor);
+	if (e->id)
+		snprintf(id, UDEV_DB_ID_MAX, "%s", e->id);
+	else
+		snprintf(id, UDEV_DB_ID_MAX, "%c%u:%u", e->block ? 'b' : 'c', e->major, e->minor);
+}
+
+bool udev_db_has_info(const struct udev_db_entry *e)
+{
+	if ((e->major > 0 && e->links && e->links->n > 0) || e->link_priority != 0)
+		return true;
+	for (size_t i = 0; e->props && i < e->props->n; i++)
+		if (e->props->v[i].db)
+			return true;
+	return (e->tags && e->tags->n > 0) || (e->current_tags && e->current_tags->n > 0);
 }
 
 /* ---- the data file's text ---------------------------------------------- */
@@ -59,7 +121,7 @@ static void print_list(FILE *f, char tag, const struct strv *l)
 			fprintf(f, "%c:%s\n", tag, l->v[i]);
 }
 
-int udev_db_print(const struct udev_db_entry *e, FILE *f)
+static void print_lines(const struct udev_db_entry *e, FILE *f)
 {
 	for (size_t i = 0; e->major > 0 && e->links && i < e->links->n; i++) {
 		const char *l = e->links->v[i];
@@ -80,6 +142,13 @@ int udev_db_print(const struct udev_db_entry *e, FILE *f)
 	print_list(f, 'G', e->tags);
 	print_list(f, 'Q', e->current_tags);
 	fputs("V:1\n", f);
+}
+
+int udev_db_print(const struct udev_db_entry *e, FILE *f)
+{
+	/* udevd writes an empty file for a device with nothing to say (device_update_db) */
+	if (udev_db_has_info(e))
+		print_lines(e, f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }
 
@@ -170,12 +239,6 @@ void udev_db_close(struct udev_db *db)
 	db->dirfd = -1;
 }
 
-/* A name that is one file name (tags, escaped links, ids). */
-static bool file_name_ok(const char *s)
-{
-	return s[0] && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") && strlen(s) <= 255;
-}
-
 /* Say what a line end kept out of id's data file: someone's data tried to forge a line. */
 static void log_refused(struct udev_db *db, const struct udev_db_entry *e, const char *id)
 {
@@ -189,15 +252,34 @@ static void log_refused(struct udev_db *db, const struct udev_db_entry *e, const
 		id, r.count, r.first);
 }
 
+/* FNV-1a: tells apart long ids that share their first bytes */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The temporary file's name: ".#ID", for an id too long for that its first 200 bytes and a hash */
+static void temp_name(const char *id, char tmp[NAME_MAX + 1])
+{
+	if (strlen(id) + 2 <= NAME_MAX)
+		snprintf(tmp, NAME_MAX + 1, ".#%s", id);
+	else
+		snprintf(tmp, NAME_MAX + 1, ".#%.200s-%08x", id, fnv1a(id));
+}
+
 static int write_data(struct udev_db *db, const struct udev_db_entry *e, const char *id)
 {
-	char tmp[UDEV_DB_ID_MAX + 4];
+	char tmp[NAME_MAX + 1];
 	int dir = safedir_enter(db->dirfd, "data", true), fd, r;
 	FILE *f;
 
 	if (dir < 0)
 		return dir;
-	snprintf(tmp, sizeof(tmp), ".#%s", id);
+	temp_name(id, tmp);
 	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		r = -errno;
@@ -310,6 +392,9 @@ int udev_db_write(struct udev_db *db, const struct udev_db_entry *e,
 
 	if (db->dirfd < 0)
 		return -EBADF;
+	/* udevd keeps no file for such a device (device_update_db unlinks it) */
+	if (!udev_db_has_info(e) && e->major == 0 && e->ifindex == 0)
+		return udev_db_remove(db, old ? old : e);
 	udev_db_id(e, id);
 	log_refused(db, e, id);
 	r = write_data(db, e, id);

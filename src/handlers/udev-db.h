@@ -15,9 +15,14 @@
  * <escaped link>/<id> (a symlink saying "<priority>:<devnode>", how udevd
  * arbitrates a link several devices claim) and /run/udev/tags/<tag>/<id>.
  *
- * initdev writes entries only for devices whose rules asked for
- * db_persist (device-mapper and md devices in dracut's images): those are
- * the ones udev itself leaves to the real root (docs/handoff.md). Names and
+ * initdev writes an entry for every device udevd writes one for
+ * (sd-device's device_update_db): after each event, a file for a device
+ * with a number ("b254:0"), an interface index ("n3") or something the
+ * rules set (links, properties, tags: then "+SUBSYSTEM:SYSNAME"); with
+ * nothing set, the file is empty for the first two and absent for the
+ * rest; a removed device's file goes. PID 1 (device units), libudev and
+ * sd-device clients in a systemd initrd read them; the db_persist ones
+ * are what udev itself leaves to the real root (docs/handoff.md). Names and
  * values come from rules and devices (hostile): a link or tag name is one
  * file name below links/ or tags/ (escaped as udev escapes it, or left out);
  * a value with a line end ('\n' or '\r': util/oneline.h) is left out (it
@@ -36,11 +41,13 @@
 #include "rules/props.h"
 #include "util/log.h"
 
-#define UDEV_DB_ID_MAX 32
+#define UDEV_DB_ID_MAX 256 /* a file name (NAME_MAX) and its NUL */
 
 struct udev_db_entry {
+	const char *id;               /* udev_db_device_id's; NULL: from block, major, minor */
 	bool block;                   /* 'b' device, else 'c' */
-	unsigned int major, minor;
+	unsigned int major, minor;    /* major 0: no device number */
+	unsigned int ifindex;         /* a network interface's index, 0: none */
 	const char *devnode;          /* "/dev/dm-0": the link index's target */
 	const struct strv *links;     /* "/dev/..." names (NULL: none) */
 	int link_priority;
@@ -56,13 +63,41 @@ struct udev_db {
 	const struct logger *log;
 };
 
-/* "b254:0" for e into id. */
+/* A device as udev names its entry. */
+struct udev_db_device {
+	const char *subsystem;
+	const char *devpath;          /* "/devices/...", "/bus/pci/drivers/x", ... */
+	bool has_devnum;
+	unsigned int major, minor;
+	unsigned int ifindex;         /* 0: none */
+};
+
+/*
+ * udev's id of d (sd-device's device_get_device_id), its entry's file
+ * name: "b8:0" or "c10:236" with a device number, "n3" with an interface
+ * index, else "+SUBSYSTEM:SYSNAME", SYSNAME the devpath's last part (a
+ * driver, subsystem "drivers": "+drivers:BUS:NAME", BUS the part before
+ * "/drivers/"). 0, or -EINVAL if that is no file name (a part missing or
+ * empty, "/" in the subsystem, longer than NAME_MAX).
+ */
+int udev_db_device_id(const struct udev_db_device *d, char id[UDEV_DB_ID_MAX]);
+
+/* e's id: e->id, else "b254:0" from block, major, minor. */
 void udev_db_id(const struct udev_db_entry *e, char id[UDEV_DB_ID_MAX]);
 
 /*
- * e's data file text to f (flushed). Links not below /dev, empty names,
- * and links, properties and names with a line end (util/oneline.h) are
- * left out. 0 or -EIO.
+ * Does e carry what udevd writes lines for (sd-device's device_has_info):
+ * links (with a device number), a link priority, a property, a tag? A
+ * file without is empty (no I:, no V:), and kept only for a device with
+ * a number or an interface index.
+ */
+bool udev_db_has_info(const struct udev_db_entry *e);
+
+/*
+ * e's data file text to f (flushed): nothing without info
+ * (udev_db_has_info). Links not below /dev, empty names, and links,
+ * properties and names with a line end (util/oneline.h) are left out. 0
+ * or -EIO.
  */
 int udev_db_print(const struct udev_db_entry *e, FILE *f);
 
@@ -92,7 +127,9 @@ void udev_db_close(struct udev_db *db);
  * Write e's data file (atomically: a temporary file renamed into place)
  * and its link and tag index entries; old, if not NULL, is what was
  * written for the device before: its index entries e no longer has are
- * removed. 0 or -errno.
+ * removed. A device without info, number or interface index gets no
+ * file: what was there is removed (udev_db_remove of old, else of e). 0
+ * or -errno.
  */
 int udev_db_write(struct udev_db *db, const struct udev_db_entry *e,
 		  const struct udev_db_entry *old);

@@ -144,7 +144,7 @@ property_and_info_cleanup() { cleanup_root; }
 
 atf_test_case db_persist_entries cleanup
 db_persist_entries_head() {
-	atf_set descr "a device whose rules set db_persist gets udev's database entry (mode 01644, S:/I:/E:/V:, link index), others none; udevadm info --cleanup-db keeps exactly it; removal deletes it; udevadm info -q path and short options"
+	atf_set descr "a device whose rules set db_persist gets udev's database entry with mode 01644 (S:/I:/E:/V:, link index), others 0644; udevadm info --cleanup-db keeps exactly the 01644 one; once its rules stop asking, it is rewritten 0644 without the link; udevadm info -q path and short options"
 	atf_set require.user root
 	atf_set require.progs "mkfs.ext4 losetup"
 }
@@ -167,7 +167,8 @@ RULES
 	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
 	atf_check -s exit:0 $ID settle --timeout 30
 	[ "$(stat -c %a "udev/data/$ida")" = 1644 ] || atf_fail "no 01644 entry: $(ls -l udev/data 2>&1)"
-	[ ! -e "udev/data/$idb" ] || atf_fail "an entry for a device without db_persist"
+	# every device gets its entry, as with udevd; without db_persist not sticky
+	[ "$(stat -c %a "udev/data/$idb")" = 644 ] || atf_fail "no 0644 entry: $(ls -l udev/data 2>&1)"
 	f=udev/data/$ida
 	grep -qx "S:mapper/vg-$ka" "$f" && grep -qx "S:disk/by-label/keep" "$f" &&
 		grep -qx "E:DM_NAME=vg-$ka" "$f" && grep -qx "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1" "$f" &&
@@ -184,7 +185,7 @@ RULES
 	ln -s "$(bin)" udevadm
 	U="env INITDEV_RUN_DIR=$PWD/run INITDEV_DEV_DIR=$PWD/dev ./udevadm"
 	atf_check -s exit:0 $U info --cleanup-db
-	[ -e "udev/data/$ida" ] && [ ! -e udev/data/b7:999 ] ||
+	[ -e "udev/data/$ida" ] && [ ! -e udev/data/b7:999 ] && [ ! -e "udev/data/$idb" ] ||
 		atf_fail "cleanup-db: $(ls udev/data)"
 	[ -L "udev/links/disk\\x2fby-label\\x2fkeep/$ida" ] &&
 		[ ! -L 'udev/links/disk\x2fby-label\x2fkeep/b7:999' ] ||
@@ -196,9 +197,12 @@ RULES
 	atf_check -s exit:0 -o match:"^DM_NAME=vg-$ka$" $U info --query=env "/dev/$ka"
 	atf_check -s exit:2 -e match:"not supported by initdev" $U info -a -n "/dev/$ka"
 	atf_check -s exit:1 -e match:"device node not found" $U info -q path -n /dev/nothing-here
-	# a removed device's entry goes
+	# detached, the device's rules no longer ask for db_persist (its change
+	# event has no label): its entry stays, as udevd rewrites it, not sticky
+	# and without the mapper link
 	losetup -d "$la"
-	wait_for test ! -e "udev/data/$ida" || atf_fail "the entry outlived the device"
+	wait_for test "$(stat -c %a "udev/data/$ida")" = 644 || atf_fail "still sticky: $(ls -l udev/data)"
+	! grep -q "^S:mapper/" "udev/data/$ida" || atf_fail "entry: $(cat "udev/data/$ida")"
 	wait_for test ! -L "udev/links/mapper\\x2fvg-$ka/$ida" || atf_fail "the index outlived it"
 	atf_check -s exit:0 $ID exit
 }
@@ -288,9 +292,103 @@ RULES
 }
 ddf_revision_forges_no_line_cleanup() { cleanup_root; }
 
+# attach_dev IMG: attach IMG; sets l (/dev/loopN), k (loopN) and id (its
+# udev database id, bMAJ:MIN)
+attach_dev() {
+	l=$(attach "$1")
+	k=$(basename "$l")
+	id="b$(cat "/sys/class/block/$k/dev")"
+}
+
+# systemd_info DEV: systemd 25x's own `udevadm info --query=all` on /dev/DEV,
+# reading ./udev as /run/udev (a private mount namespace: a tmpfs /run with
+# our database bound on /run/udev; the host's /run/udev is never touched);
+# output in info.out. Skips unless systemd's udevadm is there.
+systemd_info() {
+	udevadm --version 2> /dev/null | grep -qx '25[0-9]' ||
+		atf_skip "systemd 25x's udevadm is not installed (the reader this checks against)"
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs tmpfs /run && mkdir /run/udev &&
+		mount --bind "$2/udev" /run/udev && udevadm info --query=all "/dev/$1"' sh "$1" "$PWD" \
+		> info.out 2>&1 || atf_fail "udevadm info: $(cat info.out)"
+}
+
+atf_test_case every_device_entry_read_by_systemd cleanup
+every_device_entry_read_by_systemd_head() {
+	atf_set descr "issue 20: every handled device gets udev's database entry, not only db_persist ones (0644: links, the rules' properties, tags, I:; the tags index), and systemd's own udevadm info reads it as a device udevd initialized; cleanup-db removes it, the next event writes it again, a remove event deletes it"
+	atf_set require.user root
+	atf_set require.progs "mkfs.ext4 losetup unshare"
+}
+every_device_entry_read_by_systemd_body() {
+	setup_root
+	mkimg a.img "$(uniq_label sd)"
+	attach_dev a.img
+	# as 99-systemd.rules tags block devices; nothing asks for db_persist
+	echo 'KERNEL=="'"$k"'", ENV{ID_INITDEV_SEEN}="yes", TAG+="systemd", SYMLINK+="sdtest/%k"' \
+		> udev-rules/60-test.rules
+	atf_check -s exit:0 -e ignore $ID daemon --no-devtmpfs $(subtrees)
+	atf_check -s exit:0 $ID settle --timeout 30
+	f=udev/data/$id
+	[ "$(stat -c %a "$f")" = 644 ] || atf_fail "no 0644 entry: $(ls -l udev/data 2>&1)"
+	grep -qx "S:sdtest/$k" "$f" && grep -qx "E:ID_INITDEV_SEEN=yes" "$f" &&
+		grep -qx "G:systemd" "$f" && grep -qx "Q:systemd" "$f" &&
+		grep -q '^I:[1-9][0-9]*$' "$f" && [ "$(tail -n 1 "$f")" = V:1 ] ||
+		atf_fail "entry: $(cat "$f")"
+	[ -f "udev/tags/systemd/$id" ] || atf_fail "tags index: $(ls -lR udev/tags 2>&1)"
+	systemd_info "$k"
+	for want in "S: sdtest/$k" "E: ID_INITDEV_SEEN=yes" "E: TAGS=:systemd:" \
+		"E: CURRENT_TAGS=:systemd:" "E: ID_FS_TYPE=ext4"; do
+		grep -qx "$want" info.out || atf_fail "udevadm info lacks '$want': $(cat info.out)"
+	done
+	# sd-device has USEC_INITIALIZED only from a database entry
+	grep -q '^E: USEC_INITIALIZED=[1-9][0-9]*$' info.out ||
+		atf_fail "not initialized for systemd: $(cat info.out)"
+	ln -s "$(bin)" udevadm
+	atf_check -s exit:0 env INITDEV_RUN_DIR="$PWD/run" ./udevadm info --cleanup-db
+	[ ! -e "$f" ] && [ ! -e "udev/tags/systemd/$id" ] ||
+		atf_fail "cleanup-db left: $(ls -lR udev)"
+	echo change > "/sys/class/block/$k/uevent"
+	wait_for test -f "$f" || atf_fail "no entry after a change"
+	# a loop device stays when detached: its remove event, written to its uevent file
+	echo remove > "/sys/class/block/$k/uevent"
+	wait_for test ! -e "$f" || atf_fail "the entry outlived the device"
+	wait_for test ! -e "udev/tags/systemd/$id" || atf_fail "the tags index outlived the device"
+	atf_check -s exit:0 $ID exit
+}
+every_device_entry_read_by_systemd_cleanup() { cleanup_root; }
+
+atf_test_case line_end_never_written cleanup
+line_end_never_written_head() {
+	atf_set descr "issue 20: without db_persist too, a value holding a carriage return (a DDF header's revision \"\\rS:vda\" as ID_FS_VERSION) is never written into the device's entry, the refusal is logged, and systemd's udevadm info reads no forged link"
+	atf_set require.user root
+	atf_set require.progs "losetup unshare"
+}
+line_end_never_written_body() {
+	setup_root
+	mkddf ddf.img '\rS:vda\0\0'
+	attach_dev ddf.img
+	echo 'KERNEL=="'"$k"'", ENV{ID_FS_TYPE}=="ddf_raid_member", SYMLINK+="ddf/%k"' \
+		> udev-rules/60-test.rules
+	atf_check -s exit:0 -e save:err $ID coldplug --no-devtmpfs --timeout 60 $(subtrees)
+	f=udev/data/$id
+	[ "$(stat -c %a "$f")" = 644 ] || atf_fail "no 0644 entry for $k: $(ls -l udev/data 2>&1)"
+	grep -qx "S:ddf/$k" "$f" && grep -qx "E:ID_FS_TYPE=ddf_raid_member" "$f" ||
+		atf_fail "entry: $(od -c "$f")"
+	! grep -q "$(printf '\r')" "$f" || atf_fail "a carriage return in the entry: $(od -c "$f")"
+	! grep -q ID_FS_VERSION "$f" || atf_fail "the forged value was written: $(od -c "$f")"
+	grep -q "udev database data/$id: 1 field(s) left out, the first E:ID_FS_VERSION" err ||
+		atf_fail "no log line for the refused value: $(cat err)"
+	systemd_info "$k"
+	grep -qx "S: ddf/$k" info.out || atf_fail "udevadm info did not read the entry: $(cat info.out)"
+	! grep -q -e '^S: vda' -e 'DEVLINKS=.*/dev/vda' info.out ||
+		atf_fail "udevadm info shows a forged link: $(cat info.out)"
+}
+line_end_never_written_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
 	atf_add_test_case ddf_revision_forges_no_line
 	atf_add_test_case db_persist_entries
+	atf_add_test_case every_device_entry_read_by_systemd
+	atf_add_test_case line_end_never_written
 	atf_add_test_case wait_and_report_stacked_names
 	atf_add_test_case property_and_info
 	atf_add_test_case links_perms_run

@@ -301,6 +301,129 @@ ATF_TC_BODY(cleanup_keeps_persistent, tc)
 	fx_fini(&f);
 }
 
+/* systemd 252's device_get_device_id for each kind of device, and what it refuses */
+ATF_TC_WITHOUT_HEAD(device_ids_as_sd_device);
+ATF_TC_BODY(device_ids_as_sd_device, tc)
+{
+	static const struct {
+		struct udev_db_device d;
+		const char *id; /* NULL: -EINVAL */
+	} v[] = {
+		{ { "block", "/devices/virtual/block/dm-0", true, 254, 0, 0 }, "b254:0" },
+		{ { "mem", "/devices/virtual/mem/null", true, 1, 3, 0 }, "c1:3" },
+		/* a device number wins over an index; major 0 is none */
+		{ { "net", "/devices/virtual/net/lo", true, 10, 1, 1 }, "c10:1" },
+		{ { "net", "/devices/virtual/net/lo", false, 0, 0, 1 }, "n1" },
+		{ { "pci", "/devices/pci0000:00/0000:00:01.0", false, 0, 0, 0 }, "+pci:0000:00:01.0" },
+		{ { "block", "/devices/x/cciss!c0d0", true, 0, 0, 0 }, "+block:cciss!c0d0" },
+		{ { "drivers", "/bus/pci/drivers/e1000", false, 0, 0, 0 }, "+drivers:pci:e1000" },
+		{ { "module", "/module/loop", false, 0, 0, 0 }, "+module:loop" },
+		{ { "drivers", "/drivers/e1000", false, 0, 0, 0 }, NULL },
+		{ { "drivers", "/bus/pci/e1000", false, 0, 0, 0 }, NULL },
+		{ { "", "/devices/virtual/mem/null", true, 1, 3, 0 }, NULL },
+		{ { NULL, "/devices/virtual/mem/null", true, 1, 3, 0 }, NULL },
+		{ { "pci", "/devices/", false, 0, 0, 0 }, NULL },
+		{ { "pci", "/devices/..", false, 0, 0, 0 }, NULL },
+		{ { "pci", "nopath", false, 0, 0, 0 }, NULL },
+		{ { "p/ci", "/devices/x", false, 0, 0, 0 }, NULL },
+	};
+	char id[UDEV_DB_ID_MAX], path[400];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int r = udev_db_device_id(&v[i].d, id);
+
+		if (v[i].id) {
+			ATF_CHECK_EQ_MSG(r, 0, "%zu", i);
+			ATF_CHECK_STREQ_MSG(id, v[i].id, "%zu", i);
+		} else {
+			ATF_CHECK_EQ_MSG(r, -EINVAL, "%zu: %s", i, r == 0 ? id : "");
+		}
+	}
+	/* one file name at most: NAME_MAX in all */
+	memset(path, 'a', sizeof(path));
+	memcpy(path, "/devices/", 9);
+	path[9 + 250] = '\0';
+	ATF_CHECK_EQ(udev_db_device_id(&(struct udev_db_device){ .subsystem = "pci", .devpath = path }, id), 0);
+	ATF_CHECK_EQ(strlen(id), 255u);
+	path[9 + 250] = 'a';
+	path[9 + 251] = '\0';
+	ATF_CHECK_EQ(udev_db_device_id(&(struct udev_db_device){ .subsystem = "pci", .devpath = path }, id),
+		     -EINVAL);
+}
+
+/*
+ * Nothing set: udevd writes an empty file for a device with a number or an
+ * index (it is initialized), and none for any other, removing what was there.
+ */
+ATF_TC_WITHOUT_HEAD(no_info_as_udevd);
+ATF_TC_BODY(no_info_as_udevd, tc)
+{
+	struct props props = PROPS_INIT;
+	struct strv tags = STRV_INIT;
+	struct udev_db db;
+	struct udev_db_entry mem = { .major = 1, .minor = 3, .usec_initialized = 5 };
+	struct udev_db_entry lo = { .id = "n1", .ifindex = 1, .usec_initialized = 5 };
+	struct udev_db_entry pci = { .id = "+pci:0000:00:01.0", .usec_initialized = 5,
+				     .props = &props, .tags = &tags };
+	struct udev_db_entry pci2 = pci;
+	char buf[256];
+
+	ATF_CHECK(!udev_db_has_info(&mem));
+	ATF_REQUIRE_EQ(udev_db_open(&db, "udev", NULL), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &mem, NULL), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &lo, NULL), 0);
+	read_file("udev/data/c1:3", buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "");
+	read_file("udev/data/n1", buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "");
+	/* a property, then a tag: lines; then neither: the file goes, with the tag's index */
+	ATF_REQUIRE(props_set(&props, "ID_VENDOR_FROM_DATABASE", "x", true) == 0);
+	ATF_CHECK(udev_db_has_info(&pci));
+	ATF_REQUIRE_EQ(udev_db_write(&db, &pci, NULL), 0);
+	read_file("udev/data/+pci:0000:00:01.0", buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "I:5\nE:ID_VENDOR_FROM_DATABASE=x\nV:1\n");
+	props_clear(&props);
+	ATF_REQUIRE(strv_add(&tags, "systemd") == 1);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &pci, NULL), 0);
+	ATF_CHECK(access("udev/tags/systemd/+pci:0000:00:01.0", F_OK) == 0);
+	pci2.tags = NULL;
+	ATF_CHECK(!udev_db_has_info(&pci2));
+	ATF_REQUIRE_EQ(udev_db_write(&db, &pci2, &pci), 0);
+	ATF_CHECK(access("udev/data/+pci:0000:00:01.0", F_OK) != 0);
+	ATF_CHECK(access("udev/tags/systemd", F_OK) != 0);
+	/* a property the event does not keep (db false) is no info */
+	ATF_REQUIRE(props_set(&props, "DEVNAME", "/dev/x", false) == 0);
+	ATF_CHECK(!udev_db_has_info(&pci2));
+	udev_db_close(&db);
+	props_clear(&props);
+	strv_clear(&tags);
+}
+
+/* An id as long as a file name may be: written through a temporary name that fits too. */
+ATF_TC_WITHOUT_HEAD(longest_id_written);
+ATF_TC_BODY(longest_id_written, tc)
+{
+	char id[UDEV_DB_ID_MAX], path[UDEV_DB_ID_MAX + 64];
+	struct strv tags = STRV_INIT;
+	struct udev_db_entry e = { .id = id, .tags = &tags };
+	struct udev_db db;
+
+	memset(id, 'x', 255);
+	id[0] = '+';
+	id[255] = '\0';
+	ATF_REQUIRE(strv_add(&tags, "systemd") == 1);
+	ATF_REQUIRE_EQ(udev_db_open(&db, "udev", NULL), 0);
+	ATF_REQUIRE_EQ(udev_db_write(&db, &e, NULL), 0);
+	snprintf(path, sizeof(path), "udev/data/%s", id);
+	ATF_CHECK(access(path, F_OK) == 0);
+	snprintf(path, sizeof(path), "udev/tags/systemd/%s", id);
+	ATF_CHECK(access(path, F_OK) == 0);
+	ATF_REQUIRE_EQ(udev_db_remove(&db, &e), 0);
+	ATF_CHECK(access(path, F_OK) != 0);
+	udev_db_close(&db);
+	strv_clear(&tags);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, data_lines_as_udev);
@@ -309,5 +432,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, link_escaping);
 	ATF_TP_ADD_TC(tp, write_replace_remove);
 	ATF_TP_ADD_TC(tp, cleanup_keeps_persistent);
+	ATF_TP_ADD_TC(tp, device_ids_as_sd_device);
+	ATF_TP_ADD_TC(tp, no_info_as_udevd);
+	ATF_TP_ADD_TC(tp, longest_id_written);
 	return atf_no_error();
 }
