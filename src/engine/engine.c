@@ -68,9 +68,14 @@ int engine_open(struct engine *e, const struct engine_config *cfg,
 	int r;
 
 	engine_init(e, cfg, cmdline, log);
-	r = gate_open(&e->gate, log, &so);
+	if (cfg->uevent_fd > 0)
+		r = gate_adopt(&e->gate, log, cfg->uevent_fd, &so);
+	else
+		r = gate_open(&e->gate, log, &so);
 	if (r < 0)
-		return log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
+		return log_errno(log, LOG_ERR, r, cfg->uevent_fd > 0 ?
+				 "cannot use the kernel uevent socket from LISTEN_FDS" :
+				 "cannot open the kernel uevent socket");
 	e->gate.discard_after_loss = true; /* the rescan stands for them */
 	return 0;
 }

@@ -57,6 +57,9 @@ struct engine_config {
 	bool test_unpaced;        /* test seam: write all triggers before reading */
 	unsigned int workers;     /* 0: rd.initdev.workers or 2 x CPUs */
 	int rcvbuf;               /* 0: default (test seam for overflow) */
+	/* the kernel socket PID 1 passed (LISTEN_FDS, checked by the caller):
+	 * engine_open takes it instead of opening one; 0: open our own */
+	int uevent_fd;
 	unsigned int test_delay_ms; /* test seam: every event takes this long, on a worker */
 };
 
@@ -144,8 +147,9 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 		 const struct cmdline *cmdline, const struct logger *log);
 
 /*
- * engine_init, then bind the uevent socket: the very first thing a daemon
- * does, so no event is missed. Returns 0 or -errno (logged).
+ * engine_init, then bind the uevent socket (or take cfg->uevent_fd, with
+ * the events queued in it): the very first thing a daemon does, so no
+ * event is missed. Returns 0 or -errno (logged).
  */
 int engine_open(struct engine *e, const struct engine_config *cfg,
 		const struct cmdline *cmdline, const struct logger *log);
