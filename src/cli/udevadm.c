@@ -5,6 +5,7 @@
  * 99base/init.sh, dracut-lib.sh and fs-lib.sh make, with udevadm's exit
  * codes, on top of the initdev daemon. Anything else fails loudly.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -26,6 +27,10 @@
 
 #define SETTLE_DEFAULT_S 120   /* udevadm's default */
 #define SETTLE_SLICE_MS 100    /* --exit-if-exists of a file whose directory cannot be watched */
+#define TRIGGER_WAIT_S 30      /* for a daemon that is still starting (trigger_request) */
+#define TRIGGER_SLICE_MS 50
+#define TRIGGER_NAME_MAX 64    /* a subsystem name in --prioritized-subsystem */
+#define TRIGGER_LIST_MAX 64    /* and how many */
 
 static int unsupported(int argc, char **argv)
 {
@@ -212,16 +217,78 @@ static int settle(struct cli *cli, int argc, char **argv)
 	return settle_wait(cli, files, nfiles, timeout_ms);
 }
 
-/* udevadm trigger [-t|--type=subsystems|devices] [-c|--action=add] */
+/*
+ * --prioritized-subsystem=A,B,...: udevadm triggers those subsystems
+ * first. initdev's coldplug has its own order (the root device's path
+ * first, engine/rank.h), which serves the same end, so the list is only
+ * checked: subsystem names, as sysfs spells them.
+ */
+static bool subsystem_list_ok(const char *list)
+{
+	size_t n = 0, items = 1;
+
+	for (const char *p = list;; p++) {
+		if (*p == ',' || *p == '\0') {
+			if (n == 0 || n > TRIGGER_NAME_MAX || items > TRIGGER_LIST_MAX)
+				return false;
+			if (*p == '\0')
+				return true;
+			n = 0, items++;
+		} else if (isalnum((unsigned char)*p) || strchr("_-.:", *p)) {
+			n++;
+		} else {
+			return false;
+		}
+	}
+}
+
+/*
+ * The coldplug request, once a daemon answers. Under systemd,
+ * systemd-udev-trigger.service starts beside systemd-udevd.service, not
+ * after it (udevd would find the events in the socket PID 1 made): the
+ * request waits up to TRIGGER_WAIT_S for the daemon to listen.
+ */
+static int trigger_request(struct cli *cli)
+{
+	uint64_t end = now_monotonic_usec() + (uint64_t)TRIGGER_WAIT_S * 1000000u;
+	char buf[256];
+	bool connected;
+	int r;
+
+	for (;;) {
+		r = control_request(cli->run, "coldplug", buf, sizeof(buf), 10000, &connected);
+		if (connected || (r != -ENOENT && r != -ECONNREFUSED) ||
+		    now_monotonic_usec() >= end)
+			break;
+		(void)poll(NULL, 0, TRIGGER_SLICE_MS);
+	}
+	if (!connected) {
+		fprintf(stderr, "udevadm (initdev): trigger: no initdev daemon at %s after %d s\n",
+			cli->run, TRIGGER_WAIT_S);
+		return EXIT_FAIL;
+	}
+	if (r <= 0 || strncmp(buf, "OK", 2) != 0) {
+		fprintf(stderr, "udevadm (initdev): trigger: the daemon did not coldplug: %s\n",
+			r > 0 ? buf : strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * udevadm trigger [-t|--type=devices|subsystems|all] [-c|--action=add]
+ * [--prioritized-subsystem=LIST]: the daemon's coldplug (all = subsystems
+ * and devices).
+ */
 static int trigger(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "type", required_argument, NULL, 't' },
 		{ "action", required_argument, NULL, 'c' },
+		{ "prioritized-subsystem", required_argument, NULL, 'P' },
 		{ 0 },
 	};
 	const char *type = "devices", *action = "change";
-	char buf[256];
 	int c;
 
 	options_reset();
@@ -230,7 +297,7 @@ static int trigger(struct cli *cli, int argc, char **argv)
 			type = optarg;
 		else if (c == 'c')
 			action = optarg;
-		else
+		else if (c != 'P' || !subsystem_list_ok(optarg))
 			return unsupported(argc, argv);
 	}
 	if (optind < argc || strcmp(action, "add") != 0)
@@ -238,10 +305,9 @@ static int trigger(struct cli *cli, int argc, char **argv)
 	/* module, bus and driver objects need no trigger: see docs/populator.md */
 	if (strcmp(type, "subsystems") == 0)
 		return EXIT_OK;
-	if (strcmp(type, "devices") != 0)
+	if (strcmp(type, "devices") != 0 && strcmp(type, "all") != 0)
 		return unsupported(argc, argv);
-	return control_request(cli->run, "coldplug", buf, sizeof(buf), 10000, NULL) > 0 &&
-	       strncmp(buf, "OK", 2) == 0 ? EXIT_OK : EXIT_FAIL;
+	return trigger_request(cli);
 }
 
 /*

@@ -665,7 +665,9 @@ overflow_preserved_body() {
 		"$HP" --run "$RUN" adopt -- "$HP" report
 	[ "$(grep -m1 -e '^enobufs' -e '^event=' out)" = enobufs ] ||
 		atf_fail "ENOBUFS not seen first: $(cat out)"
-	grep -q '^event=.*mem/null' out || atf_fail "queued events lost: $(cat out)"
+	# any device's: on a busy host another process's events (a loop
+	# device's) may be the ones that filled the 1-page buffer first
+	grep -q '^event=' out || atf_fail "queued events lost: $(cat out)"
 }
 overflow_preserved_cleanup() { cleanup_holder; }
 

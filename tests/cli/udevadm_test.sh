@@ -1,0 +1,97 @@
+#! /usr/bin/env atf-sh
+# SPDX-License-Identifier: MIT
+# initdev's udevadm entry point (a symlink named udevadm), called as
+# systemd's units and dracut call udevadm, against a daemon of this test
+# (private /dev and run dir, coldplug limited to /sys/devices/virtual/mem).
+
+. "$(dirname "$0")/../host-lib.sh"
+
+# udevadm_setup: ./udevadm, a symlink to initdev, pointed at this test's
+# daemon by the variables the entry point reads (it has no --run)
+udevadm_setup() {
+	setup_root
+	ln -s "$(bin)" udevadm || atf_fail "cannot link udevadm"
+	INITDEV_RUN_DIR=$PWD/run INITDEV_DEV_DIR=$PWD/dev INITDEV_CMDLINE=$PWD/cmdline
+	export INITDEV_RUN_DIR INITDEV_DEV_DIR INITDEV_CMDLINE
+}
+
+# start_daemon: the daemon as systemd-udevd.service starts it: no coldplug
+start_daemon() {
+	$ID daemon --no-devtmpfs --no-coldplug --subtree /devices/virtual/mem 2> daemon.err ||
+		atf_fail "daemon did not start: $(cat daemon.err)"
+}
+
+# expect_coldplugged: every mem device was triggered and has its node
+expect_coldplugged() {
+	atf_check -s exit:0 ./udevadm settle --timeout 30
+	n=$(ls /sys/devices/virtual/mem | wc -l)
+	$ID status --json > status.json || atf_fail "status failed"
+	jq -e ".devices.triggers == $n and .devices.awaiting_reply == 0" status.json > /dev/null ||
+		atf_fail "not every mem device was triggered: $(cat status.json)"
+	for d in $(ls /sys/devices/virtual/mem); do
+		[ -c "dev/$d" ] || atf_fail "no dev/$d after the trigger"
+	done
+}
+
+atf_test_case trigger_as_systemd_unit cleanup
+trigger_as_systemd_unit_head() {
+	atf_set descr "systemd-udev-trigger.service's call (--type=all, --prioritized-subsystem) coldplugs"
+	atf_set require.user root
+	atf_set require.progs jq
+}
+trigger_as_systemd_unit_body() {
+	udevadm_setup
+	start_daemon
+	[ ! -e dev/null ] || atf_fail "dev/null exists before the trigger"
+	atf_check -s exit:0 ./udevadm trigger --type=all --action=add \
+		--prioritized-subsystem=module,block,tpmrm,net,tty,input
+	expect_coldplugged
+}
+trigger_as_systemd_unit_cleanup() { cleanup_root; }
+
+atf_test_case trigger_waits_for_daemon cleanup
+trigger_waits_for_daemon_head() {
+	atf_set descr "a trigger started before the daemon (units started side by side) waits for it"
+	atf_set require.user root
+	atf_set require.progs jq
+}
+trigger_waits_for_daemon_body() {
+	udevadm_setup
+	./udevadm trigger --type=all --action=add 2> trigger.err &
+	t=$!
+	# a shim that does not wait has failed by now (no daemon answers)
+	sleep 1
+	kill -0 "$t" 2> /dev/null ||
+		atf_fail "the trigger returned before any daemon ran: $(cat trigger.err)"
+	start_daemon
+	wait "$t" || atf_fail "the trigger failed once the daemon ran: $(cat trigger.err)"
+	expect_coldplugged
+}
+trigger_waits_for_daemon_cleanup() { cleanup_root; }
+
+atf_test_case trigger_refuses_bad_calls cleanup
+trigger_refuses_bad_calls_head() {
+	atf_set descr "trigger calls initdev cannot honour fail with udevadm's usage code, naming the call"
+	atf_set require.user root
+}
+trigger_refuses_bad_calls_body() {
+	udevadm_setup
+	start_daemon
+	for args in "--type=bogus --action=add" "--type=all --action=change" \
+		"--type=all --action=add --prioritized-subsystem=block,,net" \
+		"--type=all --action=add --prioritized-subsystem=../block" \
+		"--type=all --action=add --prioritized-subsystem=" \
+		"--type=all --action=add --subsystem-match=block"; do
+		# shellcheck disable=SC2086 # split on purpose
+		atf_check -s exit:2 -e match:"not supported by initdev" ./udevadm trigger $args
+	done
+	atf_check -s exit:0 ./udevadm trigger --type=subsystems --action=add
+	[ ! -e dev/null ] || atf_fail "a refused or subsystems trigger coldplugged"
+}
+trigger_refuses_bad_calls_cleanup() { cleanup_root; }
+
+atf_init_test_cases() {
+	atf_add_test_case trigger_as_systemd_unit
+	atf_add_test_case trigger_waits_for_daemon
+	atf_add_test_case trigger_refuses_bad_calls
+}
