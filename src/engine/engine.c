@@ -784,6 +784,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
 	s->peak_rss_kib = peak_rss_kib();
+	s->log_dropped = log_dropped(e->log);
 	s->root_first = e->root_first;
 	s->root_settled = engine_root_settled(e);
 	s->root_settled_usec = e->root_settled_usec;
