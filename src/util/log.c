@@ -24,13 +24,12 @@ static bool in_initramfs(void)
 
 bool log_kmsg_limited(const char *devkmsg)
 {
-	size_t n;
+	static const char *const unlimited[] = { "on", "on\n", "off", "off\n" };
 
-	if (!devkmsg)
-		return true;
-	n = strcspn(devkmsg, "\n");
-	return !((n == 2 && strncmp(devkmsg, "on", 2) == 0) ||
-		 (n == 3 && strncmp(devkmsg, "off", 3) == 0));
+	for (size_t i = 0; devkmsg && i < sizeof(unlimited) / sizeof(unlimited[0]); i++)
+		if (strcmp(devkmsg, unlimited[i]) == 0)
+			return false;
+	return true;
 }
 
 /* /proc/sys/kernel/printk_devkmsg's first line into buf, or NULL. */
