@@ -299,6 +299,8 @@ static const struct option options[] = {
 	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
 	{ .key = "rd.initdev.event_timeout", SCALAR(event_timeout_sec), .min = 1,
 	  .max = CMDLINE_TIMEOUT_MAX, .unset = -1, .what = "a number of seconds" },
+	{ .key = "rd.initdev.broadcast", SCALAR(broadcast), .min = 0, .max = 1, .unset = -1,
+	  .what = "0 or 1" },
 	{ .key = "modprobe.blacklist", .apply = apply_list, .list = LIST_BLACKLIST },
 	{ .key = "rd.driver.blacklist", .apply = apply_list, .list = LIST_BLACKLIST },
 	{ .key = "rd.driver.pre", .apply = apply_list, .list = LIST_PRE },
@@ -325,6 +327,7 @@ void cmdline_init(struct cmdline *c)
 	c->timeout_sec = -1;
 	c->handoff_timeout_sec = -1;
 	c->event_timeout_sec = -1;
+	c->broadcast = -1;
 	c->handoff = true;
 	c->root_first = true;
 }

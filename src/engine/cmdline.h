@@ -25,6 +25,7 @@ struct cmdline {
 	int workers;             /* rd.initdev.workers=N; 0 unset */
 	int handoff_timeout_sec; /* rd.initdev.handoff_timeout=S; -1 unset */
 	int event_timeout_sec;   /* rd.initdev.event_timeout=S (udev rules programs); -1 unset */
+	int broadcast;           /* rd.initdev.broadcast=0|1 (udev's netlink group 2); -1 unset */
 	char text[CMDLINE_MAX + 1]; /* the text parsed (for the rules' IMPORT{cmdline}) */
 	/* module names from modprobe.blacklist= and rd.driver.blacklist=,
 	 * comma separated, may repeat; '-' normalised to '_' as the kernel does */

@@ -199,6 +199,20 @@ static const struct handler_ops delay_handler = {
 	.name = "test-delay", .may_block = delay_may_block, .handle = delay_handle,
 };
 
+/*
+ * udevd's broadcast to netlink group 2 (udev-broadcast.h): what PID 1 and
+ * libudev monitors in a systemd initrd wait for. rd.initdev.broadcast=0|1
+ * decides; unset, it is on in an initrd (/etc/initrd-release, systemd's
+ * own test) and off elsewhere, where the listeners are the host's and the
+ * devices may be a test's.
+ */
+static bool broadcast_wanted(const struct engine *e)
+{
+	if (e->cmdline->broadcast >= 0)
+		return e->cmdline->broadcast == 1;
+	return access("/etc/initrd-release", F_OK) == 0;
+}
+
 static int start_handlers(struct engine *e)
 {
 	struct handler_set_config hc = {
@@ -211,6 +225,7 @@ static int start_handlers(struct engine *e)
 		.rules_dirs = e->cfg.nrules_dirs ? e->cfg.rules_dirs : NULL,
 		.cmdline = e->cmdline->text,
 		.udev_run = e->cfg.udev_run,
+		.broadcast = broadcast_wanted(e),
 		.event_timeout = e->cmdline->event_timeout_sec > 0 ?
 				 (unsigned int)e->cmdline->event_timeout_sec : 0,
 		.trace = &e->trace,
@@ -789,6 +804,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
 	s->peak_rss_kib = peak_rss_kib();
+	s->log_dropped = log_dropped(e->log);
 	s->root_first = e->root_first;
 	s->root_settled = engine_root_settled(e);
 	s->root_settled_usec = e->root_settled_usec;

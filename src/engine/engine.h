@@ -97,6 +97,7 @@ struct engine_stats {
 	unsigned int modules_loading;
 	struct rules_handler_stats rules;
 	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
+	uint64_t log_dropped;     /* log lines /dev/kmsg's rate limit kept out */
 	bool root_first;          /* the root path is ranked first (rank.h) */
 	bool root_settled;
 	uint64_t root_settled_usec; /* when the root path settled (first time); 0 not yet */

@@ -116,6 +116,7 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	h->libexec = access("/usr/lib/udev", F_OK) == 0 ? "/usr/lib/udev" : "/lib/udev";
 	h->sys.fd = -1;
 	h->udevdb.dirfd = -1;
+	h->bcast.fd = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	dm_cookie_book_init(&h->cookies);
 	rules_db_init(&h->db);
@@ -130,6 +131,9 @@ int rules_handler_init(struct rules_handler *h, const struct rules_handler_confi
 	if (cfg->udev_run && (r = udev_db_open(&h->udevdb, cfg->udev_run, log)) < 0)
 		log_errno(log, LOG_WARNING, r, "%s: the udev database for the real root is not "
 			  "written", cfg->udev_run);
+	if (cfg->broadcast && (r = udev_broadcast_open(&h->bcast)) < 0)
+		log_errno(log, LOG_WARNING, r, "udev's listeners (netlink group 2) are not told "
+			  "of events");
 	return load(h, &h->current);
 }
 
@@ -140,6 +144,7 @@ void rules_handler_fini(struct rules_handler *h)
 	props_clear(&h->global);
 	rules_db_fini(&h->db);
 	udev_db_close(&h->udevdb);
+	udev_broadcast_close(&h->bcast);
 	sysdev_root_close(&h->sys);
 	pthread_mutex_destroy(&h->lock);
 	dm_cookie_book_fini(&h->cookies);
@@ -365,6 +370,37 @@ static void apply_results(struct call *c, const struct uevent *ev, struct rules_
 			ev->devpath);
 }
 
+/*
+ * The device as udevd has it after the event, to udev's listeners: after
+ * the RUN programs (a listener that sees it may use the device) and the
+ * cookie (a tool waiting on it must not see the broadcast first). A failed
+ * send is logged once as a warning, then at debug level (it repeats).
+ */
+static void broadcast(struct rules_handler *h, const struct uevent *ev,
+		      const struct rules_event *re)
+{
+	struct strv links = STRV_INIT;
+	struct udev_broadcast_device d = { .subsystem = ev->subsystem, .devtype = ev->devtype,
+					   .props = &re->props, .links = &links,
+					   .tags = &re->tags, .current_tags = &re->current_tags,
+					   .usec_initialized = re->usec_initialized };
+	uint64_t failures;
+	int r;
+
+	if (h->bcast.fd < 0)
+		return;
+	made_links(re, &links);
+	r = udev_broadcast_send(&h->bcast, &d);
+	strv_clear(&links);
+	pthread_mutex_lock(&h->lock);
+	h->stats.broadcasts += r == 0;
+	failures = h->stats.broadcast_failures += r < 0;
+	pthread_mutex_unlock(&h->lock);
+	if (r < 0)
+		log_errno(h->log, failures == 1 ? LOG_WARNING : LOG_DEBUG, r,
+			  "%s: not broadcast to udev's listeners", ev->devpath);
+}
+
 /* The rules' `dmsetup udevcomplete` entries, last in the run list: the cookie's release. */
 struct releases {
 	const struct rules_ctx *ctx;
@@ -392,9 +428,10 @@ static bool run_releases(void *u)
 }
 
 /*
- * Runs the rules on ev, its RUN list last, the rules' cookie release after
- * the rest of it, under the cookie book (dm-cookie.h). How the cookie was
- * released (r: the error).
+ * Runs the rules on ev (none loaded: the event as it came), its RUN list
+ * last, the rules' cookie release after the rest of it, under the cookie
+ * book (dm-cookie.h), then broadcasts it. How the cookie was released (r:
+ * the error).
  */
 static enum dm_cookie_outcome run_event(struct call *c, const struct rules *rules,
 					const struct uevent *ev, int *r)
@@ -453,6 +490,7 @@ static enum dm_cookie_outcome run_event(struct call *c, const struct rules *rule
 	re.nrun += rel.n;
 	released = dm_cookie_book_end(&h->cookies, ev, run_releases, &rel, r);
 	failed += rel.failed;
+	broadcast(h, ev, &re);
 	__atomic_fetch_or(&h->builtin_warned, b.warned, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&h->lock);
 	h->stats.events++;
@@ -514,7 +552,8 @@ static void handle(void *ctx, const struct handler_call *call)
 
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
-	if (l && l->rules.nlines > 0)
+	/* also without rules: udevd keeps every device's record and broadcasts every event */
+	if (l)
 		o = run_event(&c, &l->rules, call->ev, &r);
 	else
 		o = dm_cookie_book_end(&h->cookies, call->ev, NULL, NULL, &r);

@@ -16,6 +16,9 @@
  * entries) or, when that did not run or failed, by the handler itself, or
  * by a handoff that gave the event up (dm-cookie.h's book, `cookies`): a
  * tool waits on it forever.
+ * Last, when configured, the device as udevd has it after the event is
+ * broadcast to udev's listeners (udev-broadcast.h), also when no rules are
+ * loaded, as udevd does for every event.
  * Thread-safe.
  */
 #pragma once
@@ -29,6 +32,7 @@
 #include "handlers/disk-links.h"
 #include "handlers/handler.h"
 #include "handlers/modload.h"
+#include "handlers/udev-broadcast.h"
 #include "handlers/udev-db.h"
 #include "rules/db.h"
 #include "rules/rules.h"
@@ -44,6 +48,7 @@ struct rules_handler_config {
 	const char *cmdline;      /* the kernel command line text (IMPORT{cmdline}) */
 	unsigned int timeout_sec; /* per event; 0: RULES_EVENT_TIMEOUT_DEFAULT */
 	const char *udev_run;     /* udev's runtime directory for db_persist entries; NULL: none */
+	bool broadcast;           /* send each handled event to netlink group 2 (udev's listeners) */
 };
 
 struct rules_handler_stats {
@@ -53,6 +58,8 @@ struct rules_handler_stats {
 	uint64_t reloads;
 	uint64_t db_entries;      /* udev database entries written (db_persist) */
 	uint64_t cookies_rescued; /* dm cookies the rules left and the handler released */
+	uint64_t broadcasts;      /* events sent to udev's listeners (group 2) */
+	uint64_t broadcast_failures; /* of those, not sent (logged) */
 };
 
 struct rules_loaded; /* one parse of the rules, shared by the events using it */
@@ -71,6 +78,7 @@ struct rules_handler {
 	struct modload *modload;
 	struct rules_db db;
 	struct udev_db udevdb; /* dirfd -1: no udev database written */
+	struct udev_broadcast bcast; /* fd -1: no broadcast */
 	pthread_mutex_t lock; /* guards current and stats */
 	struct rules_loaded *current;
 	struct props global; /* udevadm control --property */

@@ -37,7 +37,7 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 	r = rules_handler_init(&hs->rules, &(struct rules_handler_config){
 		.sysfs = cfg->sysfs, .dev = cfg->dev, .dirs = cfg->rules_dirs,
 		.cmdline = cfg->cmdline, .timeout_sec = cfg->event_timeout,
-		.udev_run = cfg->udev_run }, &hs->devnode,
+		.udev_run = cfg->udev_run, .broadcast = cfg->broadcast }, &hs->devnode,
 		&hs->links, &hs->modload, hs->log);
 	hs->up++;
 	/* without rules initdev still does its own work */

@@ -33,6 +33,7 @@ struct handler_set_config {
 	const char *cmdline;           /* the kernel command line text (IMPORT{cmdline}) */
 	unsigned int event_timeout;    /* seconds for an event's rules programs; 0: 180 */
 	const char *udev_run;          /* udev's database for db_persist devices; NULL: none */
+	bool broadcast;                /* handled events to udev's listeners (netlink group 2) */
 	struct trace *trace;           /* time each handler, each module; NULL: not */
 };
 

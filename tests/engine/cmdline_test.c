@@ -72,6 +72,25 @@ static void check_list(char *const *list, size_t n, const char *const *want, siz
 		ATF_CHECK_STREQ(list[i], want[i]);
 }
 
+/* rd.initdev.broadcast: unset (-1: the engine decides by /etc/initrd-release), 0 or 1 */
+ATF_TC_WITHOUT_HEAD(broadcast_tristate);
+ATF_TC_BODY(broadcast_tristate, tc)
+{
+	struct cmdline c;
+
+	cmdline_init(&c);
+	ATF_CHECK_EQ(c.broadcast, -1);
+	parse_str(&c, "rd.initdev.broadcast=1", NULL);
+	ATF_CHECK_EQ(c.broadcast, 1);
+	cmdline_free(&c);
+	parse_str(&c, "rd.initdev.broadcast=0", NULL);
+	ATF_CHECK_EQ(c.broadcast, 0);
+	cmdline_free(&c);
+	parse_str(&c, "rd.initdev.broadcast=2", NULL);
+	ATF_CHECK_EQ(c.broadcast, -1);
+	cmdline_free(&c);
+}
+
 ATF_TC_WITHOUT_HEAD(defaults);
 ATF_TC_BODY(defaults, tc)
 {
@@ -681,6 +700,7 @@ ATF_TC_BODY(realistic, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, defaults);
+	ATF_TP_ADD_TC(tp, broadcast_tristate);
 	ATF_TP_ADD_TC(tp, each_key_valid);
 	ATF_TP_ADD_TC(tp, range_edges);
 	ATF_TP_ADD_TC(tp, debug_values);
