@@ -11,13 +11,18 @@
  * ("notify: READY=1 | STATUS=..."; "from-other-pid" when the kernel's
  * credentials name another process than the service). With --term it
  * sends SIGTERM once READY=1 came (and --watchdogs N WATCHDOG=1 pings),
- * as `systemctl stop` does. Ends with "exit N" or "signal N".
+ * as `systemctl stop` does; with --term-after FILE only once FILE exists
+ * too. --trigger FILE=TEXT (up to 8, in order) writes TEXT to FILE (a uevent
+ * file) once the sockets are made, before PROG runs: the kernel's event for
+ * it waits in the passed socket only. Ends with "exit N" or "signal N".
  *
  * Usage: fake-pid1 [--kernel uevent|group2|groups12|unbound|route|tcp|none]
  *          [--control PATH] [--fdnames NAMES] [--fds N] [--pid-other]
- *          [--watchdog USEC] [--watchdogs N] [--term] [--timeout S] -- PROG ARGS...
+ *          [--trigger FILE=TEXT] [--watchdog USEC] [--watchdogs N] [--term]
+ *          [--term-after FILE] [--timeout S] -- PROG ARGS...
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -36,7 +41,9 @@
 #include <unistd.h>
 
 struct opts {
-	const char *kernel, *control, *fdnames, *fds;
+	const char *kernel, *control, *fdnames, *fds, *term_after;
+	const char *trigger[8];
+	int ntriggers;
 	bool pid_other, term;
 	const char *watchdog;
 	int watchdogs, timeout;
@@ -98,6 +105,22 @@ static int control_socket(const char *path)
 	return fd;
 }
 
+/* --trigger FILE=TEXT: the text written to the file, in one write */
+static void trigger(const char *spec)
+{
+	char file[256];
+	const char *eq = strchr(spec, '=');
+	int fd;
+
+	if (!eq || (size_t)(eq - spec) >= sizeof(file))
+		die("--trigger FILE=TEXT");
+	snprintf(file, sizeof(file), "%.*s", (int)(eq - spec), spec);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, eq + 1, strlen(eq + 1)) < 0)
+		die(file);
+	close(fd);
+}
+
 static int notify_socket(char *name, size_t size)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -113,16 +136,23 @@ static int notify_socket(char *name, size_t size)
 	return fd;
 }
 
+/* fd to exactly target, kept across exec (dup2 onto itself keeps CLOEXEC) */
+static void pass_fd(int fd, int target)
+{
+	if (fd == target ? fcntl(fd, F_SETFD, 0) < 0 : dup2(fd, target) < 0)
+		die("pass fd");
+}
+
 /* In the child: fds to 3.., the environment, exec. */
 static void start(const struct opts *o, int kfd, int cfd, char **argv)
 {
 	char buf[32];
 	int n = 0;
 
-	if (kfd >= 0 && dup2(kfd, 3 + n++) < 0)
-		die("dup2");
-	if (cfd >= 0 && dup2(cfd, 3 + n++) < 0)
-		die("dup2");
+	if (kfd >= 0)
+		pass_fd(kfd, 3 + n++);
+	if (cfd >= 0)
+		pass_fd(cfd, 3 + n++);
 	snprintf(buf, sizeof(buf), "%d", n);
 	setenv("LISTEN_FDS", o->fds ? o->fds : buf, 1);
 	snprintf(buf, sizeof(buf), "%d", (int)getpid() + (o->pid_other ? 1000 : 0));
@@ -181,7 +211,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "fdnames", required_argument, NULL, 'n' }, { "fds", required_argument, NULL, 'N' },
 		{ "pid-other", no_argument, NULL, 'p' }, { "watchdog", required_argument, NULL, 'w' },
 		{ "watchdogs", required_argument, NULL, 'W' }, { "term", no_argument, NULL, 't' },
-		{ "timeout", required_argument, NULL, 'T' }, { 0 },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "trigger", required_argument, NULL, 'g' },
+		{ "term-after", required_argument, NULL, 'a' }, { 0 },
 	};
 	int c;
 
@@ -197,6 +229,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'W': o->watchdogs = atoi(optarg); break;
 		case 't': o->term = true; break;
 		case 'T': o->timeout = atoi(optarg); break;
+		case 'g':
+			if (o->ntriggers == 8)
+				return -1;
+			o->trigger[o->ntriggers++] = optarg;
+			break;
+		case 'a': o->term_after = optarg, o->term = true; break;
 		default: return -1;
 		}
 	}
@@ -219,6 +257,8 @@ int main(int argc, char **argv)
 	}
 	kfd = kernel_socket(o.kernel);
 	cfd = o.control ? control_socket(o.control) : -1;
+	for (int i = 0; i < o.ntriggers; i++)
+		trigger(o.trigger[i]);
 	nfd = notify_socket(name, sizeof(name));
 	setenv("NOTIFY_SOCKET", name, 1);
 	sigemptyset(&set);
@@ -238,7 +278,8 @@ int main(int argc, char **argv)
 
 		if (poll(p, 2, 1000) > 0 && p[0].revents)
 			print_notification(nfd, child, &ready, &watchdogs);
-		if (o.term && !termed && ready && watchdogs >= o.watchdogs) {
+		if (o.term && !termed && ready && watchdogs >= o.watchdogs &&
+		    (!o.term_after || access(o.term_after, F_OK) == 0)) {
 			kill(child, SIGTERM);
 			termed = true;
 		}

@@ -11,7 +11,7 @@
 
 #include "engine/lookup.h"
 
-#define FIXED_FDS 4 /* socket, done, control, signals */
+#define FIXED_FDS 6 /* socket, done, control, signals, udev control, its peer */
 
 static void print_pending_line(void *u, const char *line)
 {
@@ -63,6 +63,8 @@ static int poll_timeout(struct daemon *d)
 		ms = ms_until(d->deadline);
 	if (d->handoff && (ms < 0 || ms_until(d->handoff_deadline) < ms))
 		ms = ms_until(d->handoff_deadline);
+	if (d->stopping && (ms < 0 || ms_until(d->stop_deadline) < ms))
+		ms = ms_until(d->stop_deadline);
 	return ms;
 }
 
@@ -71,7 +73,9 @@ static size_t build_pollset(struct daemon *d, struct pollfd *p, struct client **
 	size_t n = 0;
 	/* handing off: the socket is left to the holder, unread */
 	int fixed[FIXED_FDS] = { d->handoff ? -1 : engine_socket_fd(&d->engine),
-				 engine_done_fd(&d->engine), d->listen_fd, d->sig_fd };
+				 engine_done_fd(&d->engine), d->listen_fd, d->sig_fd,
+				 /* udevd takes one udev control peer at a time */
+				 d->udev_conn_fd >= 0 ? -1 : d->pid1_control_fd, d->udev_conn_fd };
 
 	for (size_t i = 0; i < FIXED_FDS; i++) {
 		owner[n] = NULL;
@@ -99,17 +103,22 @@ static void dispatch(struct daemon *d, struct pollfd *p, struct client **owner, 
 
 		(void)read(d->sig_fd, &si, sizeof(si));
 		log_msg(&d->cli->log, LOG_INFO, "signal %u: exiting", si.ssi_signo);
-		daemon_notify_stopping(d, "Stopping");
-		d->stop = true;
+		daemon_begin_stop(d, "Stopping");
 	}
+	if (p[5].revents && d->udev_conn_fd >= 0)
+		udev_ctrl_serve(d);
+	else if (p[4].revents)
+		udev_ctrl_accept(d);
 	for (size_t i = FIXED_FDS; i < n; i++)
 		if (p[i].revents && owner[i]->fd >= 0)
 			server_serve(d, owner[i]);
 }
 
-/* The loop's own reasons to end: found, settled, handed off. */
+/* The loop's own reasons to end: stopped, found, settled, handed off. */
 static bool done(struct daemon *d)
 {
+	if (d->stopping)
+		return engine_in_hand(&d->engine) == 0 || now_monotonic_usec() >= d->stop_deadline;
 	if (d->until_found)
 		return engine_found(&d->engine, d->until_found, d->found, sizeof(d->found));
 	if (d->until_settled)
@@ -127,6 +136,7 @@ void daemon_loop(struct daemon *d)
 		engine_step(&d->engine);
 		server_notify(d);
 		daemon_notify_tick(d);
+		udev_queue_update(d, false);
 		if (done(d))
 			break;
 		size_t n = build_pollset(d, p, owner);
@@ -142,4 +152,34 @@ void daemon_loop(struct daemon *d)
 		if (d->deadline && now_monotonic_usec() >= d->deadline)
 			deadline_passed(d);
 	}
+}
+
+/*
+ * Nothing read is dropped: the events in hand get the handoff's grace to
+ * finish; what the kernel sent since stays in the socket (under systemd,
+ * PID 1's copy keeps it for the next udevd).
+ */
+void daemon_begin_stop(struct daemon *d, const char *why)
+{
+	if (d->stopping || d->handoff) { /* asked twice, or a handoff ends it anyway */
+		d->stop = true;
+		return;
+	}
+	daemon_notify_stopping(d, why);
+	d->stopping = true;
+	d->stop_deadline = now_monotonic_usec() + HANDOFF_GRACE_MS * 1000ull;
+	(void)engine_stop_reading(&d->engine);
+}
+
+/*
+ * Past the grace, each event no worker started goes back to the kernel
+ * (engine_give_back, as at a handoff); the running ones finish in
+ * teardown, which waits for the workers.
+ */
+void daemon_finish_stop(struct daemon *d)
+{
+	if (engine_done_fd(&d->engine) >= 0)
+		engine_on_done(&d->engine);
+	if (engine_in_hand(&d->engine) > 0)
+		engine_give_back(&d->engine);
 }

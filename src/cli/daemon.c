@@ -119,6 +119,7 @@ void daemon_init(struct daemon *d, struct cli *cli, bool until_settled)
 	d->until_settled = until_settled;
 	d->timeout_sec = -1;
 	d->listen_fd = d->sig_fd = d->ready_fd = d->handoff_fd = d->caller_fd = d->self_fd = -1;
+	d->pid1_control_fd = d->udev_conn_fd = -1;
 	d->notify.fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
@@ -169,9 +170,10 @@ static int setup(struct daemon *d)
 	/*
 	 * A daemon is udev to the tools from now on: libdevmapper then waits
 	 * for the rules (udev-control.h). Before anything can run them: the
-	 * caller returns only once this is done (signal_ready).
+	 * caller returns only once this is done (signal_ready). PID 1's
+	 * control socket (LISTEN_FDS) is that path already.
 	 */
-	if (!d->until_settled)
+	if (!d->until_settled && d->pid1_control_fd < 0)
 		(void)udev_presence_start(&d->udev, d->cli->udev_run, &d->cli->log);
 	r = engine_start(&d->engine);
 	if (r < 0)
@@ -185,6 +187,7 @@ static void teardown(struct daemon *d)
 {
 	/* events in hand are done: no cookie is left for initdev to release */
 	udev_presence_stop(&d->udev);
+	udev_queue_update(d, true);
 	server_close(d);
 	if (d->listen_fd >= 0) {
 		close(d->listen_fd);
@@ -192,6 +195,9 @@ static void teardown(struct daemon *d)
 	}
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
+	if (d->pid1_control_fd >= 0)
+		close(d->pid1_control_fd);
+	d->pid1_control_fd = d->udev_conn_fd = -1;
 	engine_close(&d->engine);
 	cmdline_free(&d->cmdline);
 	notify_close(&d->notify);
@@ -233,6 +239,7 @@ static int spawn_holder(struct daemon *d, const struct handoff_holder_args *a)
 		"ends with %llu events still running", (int)pid,
 		(unsigned long long)d->engine.abandoned);
 	udev_presence_stop(&d->udev); /* the real root's udevd binds that path */
+	udev_queue_update(d, true);
 	(void)control_send(d->handoff_fd, "OK handing off");
 	remove_state(d->cli->run);
 	_exit(EXIT_OK); /* kills the workers; none returns to touch /dev */
@@ -281,7 +288,8 @@ static int become_holder(struct daemon *d)
  */
 static bool coldplug_refused(struct daemon *d)
 {
-	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force ||
+	/* a control socket from PID 1 is ours: its answer is no other udevd */
+	if (!d->cfg.coldplug || d->cfg.nsubtrees > 0 || d->force || d->pid1_control_fd >= 0 ||
 	    !udev_control_answers(d->cli->udev_run))
 		return false;
 	log_msg(&d->cli->log, LOG_ERR, "another device manager serves %s/control "
@@ -311,7 +319,11 @@ int daemon_run(struct daemon *d)
 	/* until start-up is over, errors also reach the command that started us */
 	cli->log.echo_fd = STDERR_FILENO;
 	daemon_notify_init(d);
-	if (preflight(d) != EXIT_OK) {
+	if (daemon_take_listen_fds(d) != EXIT_OK || preflight(d) != EXIT_OK) {
+		if (d->pid1_control_fd >= 0)
+			close(d->pid1_control_fd);
+		if (d->cfg.uevent_fd > 0)
+			close(d->cfg.uevent_fd);
 		cmdline_free(&d->cmdline);
 		notify_close(&d->notify);
 		return EXIT_FAIL;
@@ -332,6 +344,8 @@ int daemon_run(struct daemon *d)
 		daemon_notify_ready(d);
 		daemon_loop(d);
 	}
+	if (r == 0 && d->stopping && !d->handoff)
+		daemon_finish_stop(d);
 	if (r == 0 && d->handoff) {
 		r = become_holder(d);
 	} else {

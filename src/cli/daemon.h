@@ -8,6 +8,8 @@
  *   control-server.c  clients of the control socket: requests and replies
  *   daemonize.c       fork, the ready pipe, run-dir state files
  *   daemon-notify.c   the service manager: READY=1, STATUS=, WATCHDOG=1, STOPPING=1
+ *   daemon-listen.c   the sockets PID 1 passed (LISTEN_FDS)
+ *   daemon-udev-ctrl.c udev's control protocol on PID 1's control socket
  *   wait.c            initdev wait
  */
 #pragma once
@@ -60,6 +62,9 @@ struct daemon {
 	uint64_t deadline;
 	bool deadline_reported;
 	int listen_fd, sig_fd, ready_fd;
+	int pid1_control_fd;  /* systemd-udevd-control.socket from PID 1; -1 */
+	int udev_conn_fd;     /* its one connected peer (udev's protocol); -1 */
+	bool udev_queue_made; /* UDEV_RUN/queue made (not settled) */
 	int self_fd;          /* our program, for the holder's exec (handoff_open_self) */
 	struct udev_presence udev; /* /run/udev/control while the daemon runs */
 	int caller_fd;        /* the starting command's stderr, until ready; -1 */
@@ -68,6 +73,8 @@ struct daemon {
 	bool handoff;         /* stop reading; once idle, become the holder */
 	int handoff_fd;       /* the client answered just before that */
 	uint64_t handoff_deadline; /* monotonic usec: stop waiting for the events in hand */
+	bool stopping;        /* SIGTERM: reading nothing more, finishing what is in hand */
+	uint64_t stop_deadline; /* monotonic usec: then the rest goes back to the kernel */
 	int exit_code;
 	struct notifier notify;  /* NOTIFY_SOCKET: fd -1 if none */
 	int notify_settled;      /* the settled state last told (-1: none yet) */
@@ -88,6 +95,14 @@ void daemon_print_not_found(const struct daemon *d);
 
 /* daemon-loop.c */
 void daemon_loop(struct daemon *d);
+/*
+ * SIGTERM or udev's EXIT: STOPPING=1, read nothing more from the socket,
+ * write no more triggers, let the loop finish the events in hand (a second
+ * call stops at once, as before). daemon_finish_stop once the loop ended.
+ */
+void daemon_begin_stop(struct daemon *d, const char *why);
+/* After the loop of a stop: what is in hand and not started goes back. */
+void daemon_finish_stop(struct daemon *d);
 
 /* control-server.c */
 void server_accept(struct daemon *d);
@@ -106,6 +121,22 @@ void daemon_notify_stopping(struct daemon *d, const char *what);
 void daemon_notify_tick(struct daemon *d);
 /* Milliseconds until the next WATCHDOG=1 is due, -1 if none. */
 int daemon_notify_timeout(const struct daemon *d);
+
+/* daemon-listen.c */
+/*
+ * Take the sockets PID 1 passed (LISTEN_FDS for this pid; the variables are
+ * then unset): the kernel socket into cfg.uevent_fd, the control socket into
+ * pid1_control_fd. EXIT_OK, or EXIT_FAIL (logged) for a socket refused.
+ */
+int daemon_take_listen_fds(struct daemon *d);
+
+/* daemon-udev-ctrl.c */
+/* pid1_control_fd is readable: take the peer (root only). */
+void udev_ctrl_accept(struct daemon *d);
+/* udev_conn_fd is readable: one message, carried out, or a hang-up. */
+void udev_ctrl_serve(struct daemon *d);
+/* UDEV_RUN/queue while not settled, as udevd's; stopping: removed. */
+void udev_queue_update(struct daemon *d, bool stopping);
 
 /* daemonize.c */
 /* Fork; the parent returns (exits) once the child says it is ready, or

@@ -60,7 +60,10 @@ void write_state(struct daemon *d)
 
 int write_trace(struct daemon *d)
 {
-	int r = trace_file_save(&d->engine.trace, d->cli->run);
+	int r;
+
+	d->engine.trace.log_dropped = log_dropped(&d->cli->log);
+	r = trace_file_save(&d->engine.trace, d->cli->run);
 
 	if (r < 0)
 		log_errno(&d->cli->log, LOG_WARNING, r, "%s/" TRACE_FILE_NAME ": cannot write the trace",

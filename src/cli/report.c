@@ -117,6 +117,9 @@ static void print_header(const struct report *r, const char *path, FILE *f)
 		fprintf(f,
 			"  the middle of the run was lost: from %.3f ms to %.3f ms it is incomplete\n",
 			ms(r->gap_from), ms(r->gap_to));
+	if (log->log_dropped)
+		fprintf(f, "log: %llu of the daemon's log lines were kept out of /dev/kmsg by its "
+			"rate limit\n", (unsigned long long)log->log_dropped);
 	fprintf(f, "time 0: the daemon's start, %.3f s after boot (CLOCK_MONOTONIC)\n",
 		(double)log->start_monotonic_us / 1e6);
 	fprintf(f, "phases:");

@@ -68,9 +68,14 @@ int engine_open(struct engine *e, const struct engine_config *cfg,
 	int r;
 
 	engine_init(e, cfg, cmdline, log);
-	r = gate_open(&e->gate, log, &so);
+	if (cfg->uevent_fd > 0)
+		r = gate_adopt(&e->gate, log, cfg->uevent_fd, &so);
+	else
+		r = gate_open(&e->gate, log, &so);
 	if (r < 0)
-		return log_errno(log, LOG_ERR, r, "cannot open the kernel uevent socket");
+		return log_errno(log, LOG_ERR, r, cfg->uevent_fd > 0 ?
+				 "cannot use the kernel uevent socket from LISTEN_FDS" :
+				 "cannot open the kernel uevent socket");
 	e->gate.discard_after_loss = true; /* the rescan stands for them */
 	return 0;
 }
@@ -799,6 +804,7 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 	s->first_seqnum = e->first_seqnum;
 	s->last_seqnum = e->last_seqnum;
 	s->peak_rss_kib = peak_rss_kib();
+	s->log_dropped = log_dropped(e->log);
 	s->root_first = e->root_first;
 	s->root_settled = engine_root_settled(e);
 	s->root_settled_usec = e->root_settled_usec;

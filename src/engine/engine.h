@@ -57,6 +57,9 @@ struct engine_config {
 	bool test_unpaced;        /* test seam: write all triggers before reading */
 	unsigned int workers;     /* 0: rd.initdev.workers or 2 x CPUs */
 	int rcvbuf;               /* 0: default (test seam for overflow) */
+	/* the kernel socket PID 1 passed (LISTEN_FDS, checked by the caller):
+	 * engine_open takes it instead of opening one; 0: open our own */
+	int uevent_fd;
 	unsigned int test_delay_ms; /* test seam: every event takes this long, on a worker */
 };
 
@@ -94,6 +97,7 @@ struct engine_stats {
 	unsigned int modules_loading;
 	struct rules_handler_stats rules;
 	uint64_t peak_rss_kib;    /* VmHWM of this process; 0 if unknown */
+	uint64_t log_dropped;     /* log lines /dev/kmsg's rate limit kept out */
 	bool root_first;          /* the root path is ranked first (rank.h) */
 	bool root_settled;
 	uint64_t root_settled_usec; /* when the root path settled (first time); 0 not yet */
@@ -144,8 +148,9 @@ void engine_init(struct engine *e, const struct engine_config *cfg,
 		 const struct cmdline *cmdline, const struct logger *log);
 
 /*
- * engine_init, then bind the uevent socket: the very first thing a daemon
- * does, so no event is missed. Returns 0 or -errno (logged).
+ * engine_init, then bind the uevent socket (or take cfg->uevent_fd, with
+ * the events queued in it): the very first thing a daemon does, so no
+ * event is missed. Returns 0 or -errno (logged).
  */
 int engine_open(struct engine *e, const struct engine_config *cfg,
 		const struct cmdline *cmdline, const struct logger *log);

@@ -132,6 +132,14 @@ static void rules(struct out *o, const struct engine_stats *s)
 	close_group(o);
 }
 
+/* The daemon's own log: lines /dev/kmsg's rate limit kept out (util/log.h). */
+static void log_lines(struct out *o, const struct engine_stats *s)
+{
+	open_group(o, "log");
+	num(o, "kmsg_dropped", s->log_dropped);
+	close_group(o);
+}
+
 static void phases(struct out *o, const struct engine_stats *s)
 {
 	open_group(o, "phase_ms");
@@ -159,6 +167,7 @@ size_t status_format(const struct engine_stats *s, bool json, char *buf, size_t 
 	ranks(&o, s);
 	modules(&o, s);
 	rules(&o, s);
+	log_lines(&o, s);
 	phases(&o, s);
 	if (json)
 		strbuf_printf(&o.b, "}\n");

@@ -55,6 +55,22 @@ int gate_open(struct gate *g, const struct logger *log,
 	return 0;
 }
 
+int gate_adopt(struct gate *g, const struct logger *log, int fd,
+	       const struct uevent_socket_options *opts)
+{
+	int r = gate_alloc(g, log);
+
+	g->fd = fd;
+	if (r == 0)
+		r = uevent_socket_adopt(fd, opts, &g->info);
+	if (r < 0) {
+		gate_close(g);
+		return r;
+	}
+	report_buffer(g, opts->rcvbuf);
+	return 0;
+}
+
 void gate_close(struct gate *g)
 {
 	if (g->fd >= 0)

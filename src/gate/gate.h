@@ -44,6 +44,13 @@ struct gate {
 int gate_open(struct gate *g, const struct logger *log,
 	      const struct uevent_socket_options *opts);
 
+/*
+ * The same with a socket opened by someone else (uevent_socket_adopt: the
+ * caller checked what it is). The gate owns fd from now on, also on failure.
+ */
+int gate_adopt(struct gate *g, const struct logger *log, int fd,
+	       const struct uevent_socket_options *opts);
+
 void gate_close(struct gate *g);
 
 /*

@@ -37,6 +37,16 @@ static int socket_port(int fd, unsigned int *port)
 	return 0;
 }
 
+int uevent_socket_adopt(int fd, const struct uevent_socket_options *opts,
+			struct uevent_socket_info *info)
+{
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	r = uevent_socket_configure(fd, opts->rcvbuf, !opts->no_passcred, info);
+	return r < 0 ? r : socket_port(fd, &info->port);
+}
+
 int uevent_socket_open(const struct uevent_socket_options *opts,
 		       struct uevent_socket_info *info)
 {

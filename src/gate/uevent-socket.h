@@ -43,6 +43,16 @@ int uevent_socket_open(const struct uevent_socket_options *opts,
 		       struct uevent_socket_info *info);
 
 /*
+ * A socket someone else opened and bound (PID 1's systemd-udevd-kernel.socket),
+ * which the caller checked is NETLINK_KOBJECT_UEVENT on group 1 alone: made
+ * fit for the gate (uevent_socket_configure) and its port read. Its file
+ * status flags are shared with the opener's copy, so they stay as they are
+ * (uevent_socket_recv never blocks anyway). 0 or -errno; fd stays the caller's.
+ */
+int uevent_socket_adopt(int fd, const struct uevent_socket_options *opts,
+			struct uevent_socket_info *info);
+
+/*
  * Make an existing socket fit for the gate (SO_PASSCRED, buffer size).
  * Used for adopted sockets as well as by uevent_socket_open.
  */

@@ -305,7 +305,8 @@ int cmd_adopt(int argc, char **argv, const char *run_dir, const struct logger *l
 	if (a.log.fd > STDERR_FILENO)
 		a.log.fd = fcntl(log->fd, F_DUPFD_CLOEXEC, a.floor);
 	if (a.log.fd < 0)
-		a.log = (struct logger){ STDERR_FILENO, false, log->max_level, log->ident, -1 };
+		a.log = (struct logger){ .fd = STDERR_FILENO, .max_level = log->max_level,
+					  .ident = log->ident, .echo_fd = -1 };
 	if (r < 0)
 		snprintf(a.why, sizeof(a.why), "LISTEN_FDS=%.32s is not a count",
 			 getenv("LISTEN_FDS"));

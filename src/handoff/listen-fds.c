@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "handoff/handoff.h"
@@ -148,4 +149,58 @@ int listen_place_socket(int fd, const struct listen_env *e)
 	}
 	r = move_fd(fd, target);
 	return r < 0 ? r : target;
+}
+
+/* 1 if fd is a socket of this domain and type, else 0. */
+static int is_socket(int fd, int domain, int type)
+{
+	int d, t;
+	socklen_t len = sizeof(d);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &d, &len) < 0)
+		return 0;
+	len = sizeof(t);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &len) < 0)
+		return 0;
+	return d == domain && t == type;
+}
+
+/* One inherited fd into its slot; 0, or why it is refused. */
+static int take_one(int fd, struct listen_udevd *out)
+{
+	int *slot, r = 0;
+
+	if (is_socket(fd, AF_UNIX, SOCK_SEQPACKET))
+		slot = &out->control_fd;
+	else if (is_socket(fd, AF_NETLINK, SOCK_RAW))
+		slot = &out->kernel_fd, r = handoff_check_bound_socket(fd);
+	else
+		return -EINVAL;
+	if (r < 0)
+		return r;
+	if (*slot >= 0)
+		return -EEXIST;
+	*slot = fd;
+	return handoff_set_cloexec(fd, true);
+}
+
+int listen_udevd_take(const struct listen_env *e, struct listen_udevd *out)
+{
+	*out = (struct listen_udevd){ -1, -1, -1 };
+	for (int i = 0; i < e->n; i++) {
+		int r = take_one(3 + i, out);
+
+		if (r < 0) {
+			out->bad_fd = 3 + i;
+			out->kernel_fd = out->control_fd = -1;
+			return r;
+		}
+	}
+	return 0;
+}
+
+const char *listen_udevd_why(int r)
+{
+	return r == -EINVAL ? "neither a SOCK_SEQPACKET control socket nor a netlink socket" :
+	       r == -EEXIST ? "a second socket of the same kind" : handoff_socket_why(r);
 }

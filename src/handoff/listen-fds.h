@@ -32,6 +32,25 @@ int listen_env_read(struct listen_env *e);
  */
 char *listen_names_after(const char *names, int n);
 
+/* The sockets PID 1 passed to systemd-udevd (listen_udevd_take). -1: none. */
+struct listen_udevd {
+	int kernel_fd;  /* systemd-udevd-kernel.socket */
+	int control_fd; /* systemd-udevd-control.socket */
+	int bad_fd;     /* on failure: the fd refused */
+};
+
+/*
+ * Sort the inherited fds as udevd does (udevd.c listen_fds()): an AF_UNIX
+ * SOCK_SEQPACKET socket is the control socket, an AF_NETLINK SOCK_RAW one
+ * the kernel socket, which must also pass handoff_check_bound_socket (the
+ * gate hears group 1 alone, whoever opened the socket). Anything else, or
+ * two of a kind: refused (-EINVAL, -EEXIST, or the check's -errno; the fd
+ * in bad_fd; listen_udevd_why says why). The sockets taken become CLOEXEC.
+ */
+int listen_udevd_take(const struct listen_env *e, struct listen_udevd *out);
+/* Why listen_udevd_take refused, for messages. */
+const char *listen_udevd_why(int r);
+
 /* The inherited kernel socket: by type, else by name. Its fd, or -1. */
 int listen_find_inherited(const struct listen_env *e);
 

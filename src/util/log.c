@@ -22,13 +22,44 @@ static bool in_initramfs(void)
 	return access("/etc/initrd-release", F_OK) == 0;
 }
 
+bool log_kmsg_limited(const char *devkmsg)
+{
+	static const char *const unlimited[] = { "on", "on\n", "off", "off\n" };
+
+	for (size_t i = 0; devkmsg && i < sizeof(unlimited) / sizeof(unlimited[0]); i++)
+		if (strcmp(devkmsg, unlimited[i]) == 0)
+			return false;
+	return true;
+}
+
+/* /proc/sys/kernel/printk_devkmsg's first line into buf, or NULL. */
+static const char *read_devkmsg(char *buf, size_t size)
+{
+	int fd = open("/proc/sys/kernel/printk_devkmsg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
 void log_init(struct logger *log, enum log_target target, int max_level)
 {
+	char devkmsg[32];
+
 	log->fd = STDERR_FILENO;
 	log->kmsg = false;
 	log->max_level = max_level;
 	log->ident = "initdev";
 	log->echo_fd = -1;
+	log->limit_store = (struct log_limit){
+		.rl = RATELIMIT_INIT(LOG_KMSG_INTERVAL_USEC, LOG_KMSG_BURST),
+	};
+	pthread_mutex_init(&log->limit_store.lock, NULL);
+	log->limit = &log->limit_store;
 	if (target == LOG_TARGET_KMSG ||
 	    (target == LOG_TARGET_AUTO && in_initramfs())) {
 		int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -36,8 +67,66 @@ void log_init(struct logger *log, enum log_target target, int max_level)
 		if (fd >= 0) {
 			log->fd = fd;
 			log->kmsg = true;
+			log->limit->on = log_kmsg_limited(read_devkmsg(devkmsg, sizeof(devkmsg)));
 		}
 	}
+}
+
+uint64_t log_dropped(const struct logger *log)
+{
+	return log->limit ? atomic_load(&log->limit->dropped) : 0;
+}
+
+/*
+ * May a line of priority prio go to /dev/kmsg now (log_limit)? Called with
+ * the lock held. *report: the lines dropped in the window that just
+ * closed, for a line saying so (it takes one of the new window's lines).
+ */
+static bool limit_take(struct log_limit *l, int prio, uint64_t *report)
+{
+	uint64_t now = now_monotonic_usec();
+	unsigned int cap = prio <= LOG_WARNING ? LOG_KMSG_BURST
+					      : LOG_KMSG_BURST - LOG_KMSG_RESERVED;
+
+	if (ratelimit_allow_upto(&l->rl, now, cap, report)) {
+		/* the note about the last window takes a line of this one */
+		if (*report && !ratelimit_allow(&l->rl, now, NULL))
+			*report = 0;
+		return true;
+	}
+	atomic_fetch_add(&l->dropped, 1);
+	return false;
+}
+
+/* One record to the log's fd, within /dev/kmsg's rate limit. */
+static void emit(const struct logger *log, int prio, const char *line, size_t n)
+{
+	struct log_limit *l = log->limit;
+	uint64_t report = 0;
+	bool ok = true;
+
+	if (!l || !l->on) {
+		if (write(log->fd, line, n) < 0 && log->kmsg)
+			(void)write(STDERR_FILENO, line, n);
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	ok = limit_take(l, prio, &report);
+	if (report) {
+		char note[160];
+		int k = snprintf(note, sizeof(note),
+				 "<%d>%s[%d]: %llu log lines were not written (/dev/kmsg's rate "
+				 "limit: %d lines per 5 s; initdev status counts them)\n",
+				 LOG_WARNING, log->ident, (int)getpid(),
+				 (unsigned long long)report, LOG_KMSG_BURST);
+
+		if (k > 0 && (size_t)k < sizeof(note))
+			(void)write(log->fd, note, (size_t)k);
+	}
+	/* one write per line: kmsg takes one record per write */
+	if (ok && write(log->fd, line, n) < 0)
+		(void)write(STDERR_FILENO, line, n);
+	pthread_mutex_unlock(&l->lock);
 }
 
 void log_close(struct logger *log)
@@ -46,6 +135,8 @@ void log_close(struct logger *log)
 		close(log->fd);
 	log->fd = STDERR_FILENO;
 	log->kmsg = false;
+	if (log->limit)
+		log->limit->on = false;
 }
 
 void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
@@ -69,9 +160,7 @@ void log_vmsg(const struct logger *log, int prio, const char *fmt, va_list ap)
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	/* one write per line: kmsg takes one record per write */
-	if (write(log->fd, line, (size_t)n) < 0 && log->kmsg)
-		(void)write(STDERR_FILENO, line, (size_t)n);
+	emit(log, prio, line, (size_t)n);
 	if (log->echo_fd >= 0 && log->echo_fd != log->fd && prio <= LOG_ERR)
 		(void)dprintf(log->echo_fd, "%s: %.*s", log->ident, n - head, line + head);
 }
@@ -131,6 +220,12 @@ int log_level_from_name(const char *name)
 
 bool ratelimit_allow(struct ratelimit *rl, uint64_t now_usec, uint64_t *was_suppressed)
 {
+	return ratelimit_allow_upto(rl, now_usec, rl->burst, was_suppressed);
+}
+
+bool ratelimit_allow_upto(struct ratelimit *rl, uint64_t now_usec, unsigned int cap,
+			  uint64_t *was_suppressed)
+{
 	if (was_suppressed)
 		*was_suppressed = 0;
 	if (rl->begin == 0 || now_usec - rl->begin >= rl->interval_usec) {
@@ -140,7 +235,7 @@ bool ratelimit_allow(struct ratelimit *rl, uint64_t now_usec, uint64_t *was_supp
 		rl->emitted = 0;
 		rl->suppressed = 0;
 	}
-	if (rl->emitted < rl->burst) {
+	if (rl->emitted < cap && rl->emitted < rl->burst) {
 		rl->emitted++;
 		return true;
 	}

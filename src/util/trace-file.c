@@ -161,8 +161,9 @@ int trace_file_write(const struct trace *t, int fd)
 		put(o, "\n");
 	}
 	trace_foreach(t, put_record, o, &tot);
-	put(o, "dropped %llu\nmarks_dropped %llu\n", (unsigned long long)tot.dropped,
-	    (unsigned long long)t->marks_dropped);
+	put(o, "dropped %llu\nmarks_dropped %llu\nlog_dropped %llu\n",
+	    (unsigned long long)tot.dropped, (unsigned long long)t->marks_dropped,
+	    (unsigned long long)t->log_dropped);
 	/* taken last: every record above is older */
 	put(o, "end %llu\n", (unsigned long long)trace_now(t));
 	flush(o);

@@ -8,7 +8,7 @@
  * start. docs/populator.md describes every line:
  *
  *   initdev-trace 1
- *   start_monotonic_us US | capacity N | dropped N | marks_dropped N
+ *   start_monotonic_us US | capacity N | dropped N | marks_dropped N | log_dropped N
  *   phase T NAME
  *   trigger T DEVPATH
  *   event T SEQNUM ACTION SUBSYSTEM DEVPATH
@@ -63,7 +63,7 @@ struct trace_entry {
 struct trace_log {
 	char *buf; /* the file's bytes; fields point into it */
 	unsigned int version;
-	uint64_t start_monotonic_us, capacity, dropped, marks_dropped, end;
+	uint64_t start_monotonic_us, capacity, dropped, marks_dropped, log_dropped, end;
 	char handler[TRACE_HANDLERS_MAX][TRACE_HANDLER_NAME_MAX]; /* as first met */
 	unsigned int nhandlers;
 	struct {

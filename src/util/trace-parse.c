@@ -20,7 +20,7 @@
 #define FIELDS_MAX (4 + TRACE_HANDLERS_MAX)
 #define NAME_FIELD_MAX (4 * TRACE_DEVPATH_MAX) /* an escaped devpath */
 
-enum { HDR_START = 1, HDR_CAPACITY = 2, HDR_DROPPED = 4, HDR_MARKS_DROPPED = 8 };
+enum { HDR_START = 1, HDR_CAPACITY = 2, HDR_DROPPED = 4, HDR_MARKS_DROPPED = 8, HDR_LOG_DROPPED = 16 };
 
 struct parser {
 	struct trace_log *log;
@@ -152,6 +152,8 @@ static int parse_header(struct parser *p)
 		return header_key(p, HDR_CAPACITY, &log->capacity);
 	if (strcmp(p->f[0], "dropped") == 0)
 		return header_key(p, HDR_DROPPED, &log->dropped);
+	if (strcmp(p->f[0], "log_dropped") == 0) /* optional: traces before it lack it */
+		return header_key(p, HDR_LOG_DROPPED, &log->log_dropped);
 	return header_key(p, HDR_MARKS_DROPPED, &log->marks_dropped);
 }
 
@@ -347,6 +349,7 @@ static const struct {
 	{ "capacity", 2, 2, parse_header },
 	{ "dropped", 2, 2, parse_header },
 	{ "marks_dropped", 2, 2, parse_header },
+	{ "log_dropped", 2, 2, parse_header },
 	{ "end", 2, 2, parse_end },
 };
 

@@ -86,6 +86,8 @@ struct trace {
 	struct trace_mark marks[TRACE_MARKS_MAX];
 	unsigned int nmarks;
 	uint64_t marks_dropped;
+	uint64_t log_dropped; /* the daemon's log lines kept out of /dev/kmsg (set
+			       * by whoever writes the file, util/log.h) */
 };
 
 /* slots >= 4. 0, or -ENOMEM (the trace then records nothing). */

@@ -338,6 +338,40 @@ unusable_paths_cleanup() {
 	cleanup_root
 }
 
+atf_test_case kmsg_rate_limit cleanup
+kmsg_rate_limit_head() {
+	atf_set descr "under /dev/kmsg's rate limit the daemon drops no line unseen: it counts them, the kernel drops none"
+	atf_set require.user root
+	atf_set require.progs "jq dmesg"
+}
+kmsg_rate_limit_body() {
+	grep -qx ratelimit /proc/sys/kernel/printk_devkmsg ||
+		atf_skip "printk.devkmsg is $(cat /proc/sys/kernel/printk_devkmsg), not ratelimit"
+	setup_root
+	# a name of its own: the kernel names the process (comm) when it says
+	# how many lines it dropped, at close
+	name=idkmsg$$
+	ln -s "$(bin)" "$name"
+	IDK="./$name --log-target kmsg --log-level debug --dev $PWD/dev --run $PWD/run --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
+	atf_check -s exit:0 $IDK daemon --no-devtmpfs --subtree /devices/virtual/mem
+	pid=$(cat run/pid)
+	atf_check -s exit:0 $ID settle --timeout 30
+	$ID status --json > status.json || atf_fail "status failed"
+	# debug lines for every mem device's event: more than the 7 of 10 a
+	# 5 s window gives them
+	jq -e '.log.kmsg_dropped > 0' status.json > /dev/null ||
+		atf_fail "no line was counted as kept out: $(jq -c .log status.json)"
+	atf_check -s exit:0 $ID exit
+	i=0
+	while [ -d "/proc/$pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	dmesg > dmesg.txt || atf_fail "dmesg failed"
+	grep -q "initdev\[$pid\]: " dmesg.txt || atf_fail "no line of the daemon in the kernel's log"
+	if grep "$name: .*suppressed" dmesg.txt; then
+		atf_fail "the kernel dropped lines of the daemon (above)"
+	fi
+}
+kmsg_rate_limit_cleanup() { cleanup_root; }
+
 atf_init_test_cases() {
 	atf_add_test_case unusable_paths
 	atf_add_test_case coldplug_mem
@@ -351,4 +385,5 @@ atf_init_test_cases() {
 	atf_add_test_case wait_stays_in_dev
 	atf_add_test_case refuses_beside_udevd
 	atf_add_test_case presents_udev
+	atf_add_test_case kmsg_rate_limit
 }

@@ -488,9 +488,11 @@ handoff_under_burst_body() {
 	: > cmdline
 	mkdir udev-rules
 	ID="$ID0 --log-target stderr --dev $PWD/dev --run $RUN --cmdline $PWD/cmdline --udev-rules $PWD/udev-rules"
-	# every event takes 20 ms on one of two workers: a burst piles up
+	# every event takes 200 ms on one of two workers: a burst piles up, and
+	# 400 of them outlast any delay of a loaded host before the handoff
+	# (at 20 ms, 4 s of work was sometimes all done before it)
 	$ID --log-level debug daemon --foreground --no-devtmpfs --no-coldplug \
-		--workers 2 --test-delay-ms 20 2> daemon.log &
+		--workers 2 --test-delay-ms 200 2> daemon.log &
 	echo $! > holder.pid
 	i=0
 	while [ ! -S "$RUN/control" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done

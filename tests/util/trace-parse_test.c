@@ -52,6 +52,21 @@ ATF_TC_BODY(accepts_every_kind_comments_and_blank_lines, tc)
 	expect_ok(HEAD TAIL, 0);
 }
 
+ATF_TC_WITHOUT_HEAD(log_dropped_is_optional_and_once);
+ATF_TC_BODY(log_dropped_is_optional_and_once, tc)
+{
+	static const char text[] = HEAD "log_dropped 42\n" TAIL;
+	struct trace_log log;
+	struct trace_error err;
+
+	ATF_REQUIRE_EQ(trace_log_parse(&log, text, strlen(text), &err), 0);
+	ATF_CHECK_EQ(log.log_dropped, 42);
+	trace_log_free(&log);
+	bad(HEAD "log_dropped 1\nlog_dropped 2\n" TAIL, 6, "given twice");
+	bad(HEAD "log_dropped -1\n" TAIL, 5, "not a number");
+	bad(HEAD "log_dropped 1 2\n" TAIL, 5, "");
+}
+
 ATF_TC_WITHOUT_HEAD(names_the_error_line_and_offset);
 ATF_TC_BODY(names_the_error_line_and_offset, tc)
 {
@@ -192,6 +207,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, accepts_every_kind_comments_and_blank_lines);
 	ATF_TP_ADD_TC(tp, names_the_error_line_and_offset);
+	ATF_TP_ADD_TC(tp, log_dropped_is_optional_and_once);
 	ATF_TP_ADD_TC(tp, cut_short);
 	ATF_TP_ADD_TC(tp, not_a_trace_or_another_version);
 	ATF_TP_ADD_TC(tp, bad_bytes_and_blanks);
