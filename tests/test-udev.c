@@ -269,6 +269,8 @@ static int run_event(struct standin *s, const char *action, const char *devpath)
 static int setup(struct standin *s)
 {
 	static const char *const dirs[] = { "/run/udev/rules.d", NULL };
+	/* .broadcast stays off: a namespace of mounts only, so a netlink
+	 * broadcast would reach the host's udev listeners */
 	struct rules_handler_config cfg = { .sysfs = "/sys", .dev = "/dev", .dirs = dirs };
 	int r;
 
