@@ -10,7 +10,8 @@
  *     links), unless --no-native - without running RUN; print properties and
  *     RUN list as `udevadm test` does, then owner/group/mode and the link
  *     priority when rules set them. --udev-db DIR reads the device's record
- *     from a udev database (/run/udev/data), as `udevadm test` does: for
+ *     and its parents' (IMPORT{parent}) from a udev database
+ *     (/run/udev/data, rules/db-file.h), as `udevadm test` does: for
  *     comparing the two where udev runs.
  */
 #include <errno.h>
@@ -26,7 +27,9 @@
 #include "engine/cmdline.h"
 #include "gate/uevent.h"
 #include "handlers/disk.h"
+#include "handlers/synth-event.h"
 #include "rules/builtins.h"
+#include "rules/db-file.h"
 #include "rules/rules.h"
 #include "rules/subst.h"
 #include "rules/sysfs.h"
@@ -91,28 +94,6 @@ static int to_devpath(const char *sysfs, const char *arg, char *out, size_t size
 	return 0;
 }
 
-/* The event udevadm test makes: DEVPATH, the uevent file, ACTION, SUBSYSTEM. */
-static int build_env(const struct sysdev_root *sys, const char *devpath, const char *action,
-		     struct props *p)
-{
-	char pair[64];
-	int r = rsys_uevent_props(sys, devpath, p);
-
-	if (r < 0)
-		return r;
-	snprintf(pair, sizeof(pair), "ACTION=%s", action);
-	r = props_set_pair(p, pair, false);
-	if (r == 0 && props_get(p, "SUBSYSTEM")) {
-		/* keep udevadm's order: SUBSYSTEM after ACTION */
-		char *sub = strdup(props_get(p, "SUBSYSTEM"));
-
-		r = sub ? props_set(p, "SUBSYSTEM", NULL, false) : -ENOMEM;
-		r = r ?: props_set(p, "SUBSYSTEM", sub, false);
-		free(sub);
-	}
-	return r;
-}
-
 /*
  * KEY=VALUE on one line (tests/rules/parity.sh reads them line by line): a
  * key or value with a line end is printed escaped (\x0a), not raw.
@@ -150,31 +131,6 @@ static void print_event(const struct rules_ctx *ctx, struct rules_event *ev)
 		printf("link_priority: %d\n", ev->link_priority);
 }
 
-/* The uevent the kernel would send for this device (for the native naming code). */
-static int make_uevent(const struct props *env, struct uevent *ev)
-{
-	char buf[UEVENT_MSG_MAX], err[128];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s@%s", props_get(env, "ACTION"),
-				    props_get(env, "DEVPATH")) +
-		   1;
-
-	for (size_t i = 0; i < env->n; i++) {
-		const char *v = env->v[i].value;
-		int w;
-
-		/* the kernel's DEVNAME is relative to /dev */
-		if (strcmp(env->v[i].key, "DEVNAME") == 0 && strncmp(v, "/dev/", 5) == 0)
-			v += 5;
-		w = snprintf(buf + n, sizeof(buf) - n, "%s=%s", env->v[i].key, v);
-
-		if (w < 0 || (size_t)w + 1 >= sizeof(buf) - n)
-			return -E2BIG;
-		n += (size_t)w + 1;
-	}
-	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "SEQNUM=1") + 1;
-	return uevent_parse(ev, buf, n, err, sizeof(err)) == UEVENT_PARSE_OK ? 0 : -EINVAL;
-}
-
 /* What the daemon's disk handler does before the rules: probe, name links. */
 static int add_native(struct cli *cli, const struct props *env, struct rules_event *re)
 {
@@ -188,7 +144,7 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 	int fd, r = 0;
 
 	if (strcmp(re->subsystem, "block") != 0 || !name || re->remove ||
-	    make_uevent(env, &ev) < 0)
+	    synth_uevent(env, 1, &ev) < 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", cli->dev, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
@@ -206,44 +162,6 @@ static int add_native(struct cli *cli, const struct props *env, struct rules_eve
 		r = strv_add(&re->links, path);
 	}
 	return r < 0 ? r : rules_event_finish(re);
-}
-
-/* udev's database file of the device: b|c MAJ:MIN, or +SUBSYSTEM:SYSNAME. */
-static int read_udev_db(const char *dir, const struct rules_event *ev, struct rules_record *rec)
-{
-	char path[PATH_MAX], line[RULES_LINE_MAX];
-	FILE *f;
-
-	if (ev->has_devnum)
-		snprintf(path, sizeof(path), "%s/%c%u:%u", dir,
-			 strcmp(ev->subsystem, "block") == 0 ? 'b' : 'c', ev->major, ev->minor);
-	else
-		snprintf(path, sizeof(path), "%s/+%s:%s", dir, ev->subsystem, ev->sysname);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *v = line + 2;
-		int r = 0;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (line[1] != ':')
-			continue;
-		if (line[0] == 'E')
-			r = props_set_pair(&rec->props, v, true);
-		else if (line[0] == 'G')
-			r = strv_add(&rec->tags, v);
-		else if (line[0] == 'S')
-			r = strv_add(&rec->links, v);
-		else if (line[0] == 'L')
-			rec->link_priority = atoi(v);
-		if (r == -ENOMEM) {
-			fclose(f);
-			return r;
-		}
-	}
-	fclose(f);
-	return 0;
 }
 
 struct test_opts {
@@ -288,19 +206,15 @@ static int test_args(int argc, char **argv, struct test_opts *o)
 }
 
 /* The event, joined with its record from --udev-db when there is one. */
-static int init_event(const struct test_opts *o, const char **pairs, size_t n,
+static int init_event(struct rules_db_dir *db, const char *devpath, const char **pairs, size_t n,
 		      struct rules_event *ev)
 {
 	struct rules_record rec = { 0 };
-	int r = rules_event_init(ev, pairs, n, NULL);
+	bool have = db->dirfd >= 0 && rules_db_dir_get(db, devpath, &rec);
+	int r = rules_event_init(ev, pairs, n, have ? &rec : NULL);
 
-	if (r < 0 || !o->udev_db)
-		return r;
-	if (read_udev_db(o->udev_db, ev, &rec) == 0) {
-		rules_event_free(ev);
-		r = rules_event_init(ev, pairs, n, &rec);
-	}
-	rules_record_free(&rec);
+	if (have)
+		rules_record_free(&rec);
 	return r;
 }
 
@@ -316,14 +230,23 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 				 .builtin = rules_builtins_run,
 				 .u = &b,
 				 .log = &cli->log };
+	struct rules_db_dir db = { .dirfd = -1, .sys = sys };
 	char devpath[SYSDEV_PATH_MAX];
 	struct props env = PROPS_INIT;
 	struct rules_event ev;
 	const char **pairs = NULL;
 	int ret = to_devpath(cli->sysfs, o->device, devpath, sizeof(devpath));
 
+	/* --udev-db: the device's record and its parents' (IMPORT{parent}) */
+	if (ret == 0 && o->udev_db &&
+	    (db.dirfd = open(o->udev_db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		ret = -errno;
+	if (db.dirfd >= 0) {
+		ctx.record = rules_db_dir_get;
+		ctx.record_u = &db;
+	}
 	if (ret == 0)
-		ret = build_env(sys, devpath, o->action, &env);
+		ret = synth_env(sys, devpath, o->action, &env);
 	if (ret == 0 && !(pairs = calloc(env.n + 1, sizeof(*pairs))))
 		ret = -ENOMEM;
 	for (size_t i = 0; ret == 0 && i < env.n; i++) {
@@ -336,7 +259,7 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 		sprintf(pair, "%s=%s", env.v[i].key, env.v[i].value);
 		pairs[i] = pair;
 	}
-	if (ret == 0 && (ret = init_event(o, pairs, env.n, &ev)) == 0) {
+	if (ret == 0 && (ret = init_event(&db, devpath, pairs, env.n, &ev)) == 0) {
 		ret = o->native ? add_native(cli, &env, &ev) : 0;
 		ret = ret ?: rules_apply(r, &ctx, &ev);
 		ret = ret ?: rules_event_finish(&ev);
@@ -345,6 +268,8 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 	}
 	if (ret < 0)
 		fprintf(stderr, "initdev rules test: %s: %s\n", o->device, strerror(-ret));
+	if (db.dirfd >= 0)
+		close(db.dirfd);
 	for (size_t i = 0; pairs && i < env.n; i++)
 		free((char *)pairs[i]);
 	free(pairs);
@@ -362,7 +287,7 @@ static int cmd_rules_test(struct cli *cli, int argc, char **argv)
 	int ret;
 
 	if (test_args(argc, argv, &o) < 0) {
-		fprintf(stderr, "usage: initdev rules test [--action ACTION] [--rules PATH]... "
+		fprintf(stderr, "usage: initdev rules test [--action ACTION] [--rules PATH]... [--udev-db DIR] "
 				"[--timeout SEC (1..%d)] [--no-native] DEVPATH\n",
 			CMDLINE_TIMEOUT_MAX);
 		return EXIT_USAGE;

@@ -436,20 +436,6 @@ static int devpath_of_node(struct cli *cli, const char *name, char *out, size_t 
 	return 0;
 }
 
-/* "MAJ:MIN" (sysfs' dev attribute) into strict numbers. */
-static bool parse_devnum(const char *v, unsigned int *maj, unsigned int *min)
-{
-	const char *colon = strchr(v, ':');
-	uint64_t a, b;
-
-	if (!colon || number_parse(v, (size_t)(colon - v), UINT32_MAX, &a) < 0 ||
-	    number_parse_str(colon + 1, UINT32_MAX, &b) < 0)
-		return false;
-	*maj = (unsigned int)a;
-	*min = (unsigned int)b;
-	return true;
-}
-
 /* /sys/DEVPATH (or DEVPATH) -> the name the daemon looks up: "block/MAJ:MIN". */
 static int name_of_devpath(struct cli *cli, const char *path, char *out, size_t size)
 {
@@ -466,7 +452,7 @@ static int name_of_devpath(struct cli *cli, const char *path, char *out, size_t 
 	if (r >= 0 && sysdev_subsystem(&root, devpath, sub) < 0)
 		sub[0] = '\0';
 	sysdev_root_close(&root);
-	if (r < 0 || !parse_devnum(dev, &maj, &min))
+	if (r < 0 || number_parse_devnum(dev, &maj, &min) < 0)
 		return -ENODEV;
 	n = snprintf(out, size, "%s/%u:%u", strcmp(sub, "block") == 0 ? "block" : "char", maj, min);
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;

@@ -57,11 +57,27 @@ bool rules_db_get(void *u, const char *devpath, struct rules_record *out)
 	return ok;
 }
 
+/* devpath's record becomes rec (owned; NULL: none). */
+static int replace(struct rules_db *db, const char *devpath, struct rules_record *rec)
+{
+	void *old = NULL;
+	int r = 0;
+
+	pthread_mutex_lock(&db->lock);
+	map_remove(&db->devices, devpath, &old);
+	if (rec)
+		r = map_put(&db->devices, devpath, rec);
+	pthread_mutex_unlock(&db->lock);
+	free_record(old);
+	if (r < 0)
+		free_record(rec);
+	return r;
+}
+
 int rules_db_store(struct rules_db *db, const struct rules_event *ev)
 {
 	struct rules_record *rec = NULL;
-	void *old = NULL;
-	int r = 0;
+	int r;
 
 	if (!ev->remove) {
 		rec = malloc(sizeof(*rec));
@@ -73,15 +89,22 @@ int rules_db_store(struct rules_db *db, const struct rules_event *ev)
 			return r;
 		}
 	}
-	pthread_mutex_lock(&db->lock);
-	map_remove(&db->devices, ev->devpath, &old);
-	if (rec)
-		r = map_put(&db->devices, ev->devpath, rec);
-	pthread_mutex_unlock(&db->lock);
-	free_record(old);
-	if (r < 0)
-		free_record(rec);
-	return r;
+	return replace(db, ev->devpath, rec);
+}
+
+int rules_db_put(struct rules_db *db, const char *devpath, const struct rules_record *rec)
+{
+	struct rules_record *copy = malloc(sizeof(*copy));
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	r = copy_record(copy, rec);
+	if (r < 0) {
+		free(copy);
+		return r;
+	}
+	return replace(db, devpath, copy);
 }
 
 size_t rules_db_count(struct rules_db *db)

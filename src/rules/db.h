@@ -27,5 +27,8 @@ bool rules_db_get(void *db, const char *devpath, struct rules_record *out);
 /* After ev's rules ran: keep its record, or drop it on remove. 0 or -ENOMEM. */
 int rules_db_store(struct rules_db *db, const struct rules_event *ev);
 
+/* Keep a copy of rec as devpath's record (read back from elsewhere: a udev database). 0 or -ENOMEM. */
+int rules_db_put(struct rules_db *db, const char *devpath, const struct rules_record *rec);
+
 /* Records kept now. */
 size_t rules_db_count(struct rules_db *db);

@@ -82,3 +82,21 @@ int number_read_file(const char *path, uint64_t max, uint64_t *out)
 	close(fd);
 	return r;
 }
+
+int number_parse_devnum(const char *s, unsigned int *maj, unsigned int *min)
+{
+	const char *colon = strchr(s, ':');
+	uint64_t a, b;
+	int r;
+
+	if (!colon)
+		return -EINVAL;
+	r = number_parse(s, (size_t)(colon - s), UINT32_MAX, &a);
+	if (r == 0)
+		r = number_parse_str(colon + 1, UINT32_MAX, &b);
+	if (r < 0)
+		return r;
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return 0;
+}

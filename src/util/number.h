@@ -22,6 +22,10 @@ int number_parse_octal(const char *s, uint64_t max, uint64_t *out);
 /* An int in [min, max] (0 <= min <= max), NUL-terminated. */
 int number_parse_int(const char *s, int min, int max, int *out);
 
+/* "MAJ:MIN" (sysfs' dev attribute, already without its '\n'): two strict
+ * numbers up to UINT32_MAX. 0 or -EINVAL/-ERANGE. */
+int number_parse_devnum(const char *s, unsigned int *maj, unsigned int *min);
+
 /* A file's contents as the kernel writes one number: digits, then at most
  * one '\n'. */
 int number_parse_line(const char *s, uint64_t max, uint64_t *out);

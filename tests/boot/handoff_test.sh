@@ -36,13 +36,10 @@ RAISED="null zero full random urandom"
 # waits for udevd to settle, reports what udevd saw and stored, and goes
 # on to the report init (which powers off).
 handoff_init() {
-	cat > "$1" <<'EOF'
-#!/bin/sh
-export PATH=/bin:/usr/sbin
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
+	{
+		printf '#!/bin/sh\nexport PATH=/bin:/usr/sbin\n'
+		boot_init_mounts
+		cat <<'EOF'
 echo 1 > /proc/sys/kernel/printk
 holder=
 for p in /proc/[0-9]*; do
@@ -98,6 +95,7 @@ done)"
 udevadm control --exit
 exec /sbin/init-handoff-next
 EOF
+	} > "$1"
 	chmod 0755 "$1"
 }
 

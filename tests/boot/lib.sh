@@ -81,17 +81,25 @@ boot_dracut_tree() (
 	[ -f "$dir/.boot-tree-complete" ]
 )
 
-# boot_write_init FILE: the test root's /sbin/init. It reports the boot and
-# every /dev/disk/by-* link on the console, then powers off.
-boot_write_init() {
-	cat > "$1" <<'EOF'
-#!/bin/sh
-# initdev boot-test init: report and power off.
-export PATH=/bin
+# boot_init_mounts: the lines every guest init the boot tests write starts
+# with (after its #! line and PATH): /proc, /sys and /dev mounted unless
+# they are, the console as standard input, output and error
+boot_init_mounts() {
+	cat <<'EOF'
 [ -e /proc/self ] || mount -t proc proc /proc
 [ -d /sys/kernel ] || mount -t sysfs sysfs /sys
 [ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
 exec < /dev/console > /dev/console 2>&1
+EOF
+}
+
+# boot_write_init FILE: the test root's /sbin/init. It reports the boot and
+# every /dev/disk/by-* link on the console, then powers off.
+boot_write_init() {
+	{
+		printf '#!/bin/sh\n# initdev boot-test init: report and power off.\nexport PATH=/bin\n'
+		boot_init_mounts
+		cat <<'EOF'
 # Keep kernel messages from splitting the report lines on the serial port.
 echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
@@ -106,6 +114,7 @@ poweroff -f
 # poweroff failed: exiting panics the kernel, panic=-1 and -no-reboot end QEMU
 exit 1
 EOF
+	} > "$1"
 	chmod 0755 "$1"
 }
 
@@ -434,13 +443,10 @@ boot_initdev_image() {
 # and the links whose names start with a dot (the harness' glob skips them).
 boot_write_report_init() {
 	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
-	cat > "$1/sbin/init" <<'EOF'
-#!/bin/sh
-export PATH=/bin
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
+	{
+		printf '#!/bin/sh\nexport PATH=/bin\n'
+		boot_init_mounts
+		cat <<'EOF'
 echo 1 > /proc/sys/kernel/printk
 if [ -e /run/initdev ]; then
 	echo "INITDEV-RUN present:" $(ls -A /run/initdev)
@@ -483,6 +489,7 @@ for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
 done
 exec /sbin/init-report
 EOF
+	} > "$1/sbin/init"
 	chmod 0755 "$1/sbin/init"
 }
 

@@ -148,13 +148,10 @@ HOOK
 # handled for each disk (FIRST MAJ:MIN SEQNUM). Last, each sd disk's
 # diskseq (DISK) and device number (DEVNUM), and their count (DISKS).
 scale_write_init() {
-	cat > "$1" <<'EOF'
-#!/bin/sh
-export PATH=/bin:/usr/sbin
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
+	{
+		printf '#!/bin/sh\nexport PATH=/bin:/usr/sbin\n'
+		boot_init_mounts
+		cat <<'EOF'
 echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 R=/run/scale.report
@@ -253,6 +250,7 @@ echo BOOT-END
 poweroff -f
 exit 1
 EOF
+	} > "$1"
 	chmod 0755 "$1"
 }
 

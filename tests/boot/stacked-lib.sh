@@ -79,13 +79,10 @@ stacked_key() {
 # /tools and its /tools/run is run before the harness' init.
 stacked_write_init() {
 	mv "$1/sbin/init" "$1/sbin/init-disk" || return 1
-	cat > "$1/sbin/init" <<'EOF'
-#!/bin/sh
-export PATH=/bin
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
+	{
+		printf '#!/bin/sh\nexport PATH=/bin\n'
+		boot_init_mounts
+		cat <<'EOF'
 echo 1 > /proc/sys/kernel/printk
 line=$(grep -E '^[0-9]+ [0-9]+ [0-9]+:[0-9]+ [^ ]+ / ' /proc/self/mountinfo | tail -n 1)
 fs=${line#* - }
@@ -130,6 +127,7 @@ if [ -n "$tools" ] && mkdir -p /tools && mount -o ro "$tools" /tools && [ -x /to
 fi
 exec /sbin/init-disk
 EOF
+	} > "$1/sbin/init"
 	chmod 0755 "$1/sbin/init"
 }
 

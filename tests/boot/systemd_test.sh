@@ -74,11 +74,8 @@ write_first_init() {
 	{
 		echo '#!/bin/sh'
 		guest_lib
+		boot_init_mounts
 		cat <<'EOF'
-[ -e /proc/self ] || mount -t proc proc /proc
-[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
-[ -e /dev/null ] || mount -t devtmpfs devtmpfs /dev
-exec < /dev/console > /dev/console 2>&1
 # keep systemd's kernel log lines off the console (dmesg has them)
 echo 1 > /proc/sys/kernel/printk
 holder=

@@ -4,11 +4,12 @@
 # /var/cache/initdev/trixie) with initdev built and installed inside it,
 # and running its programs in a private mount namespace. POSIX sh.
 
-# trixie_head [TIMEOUT]: root, mmdebstrap, the timeout (default 900 s: a
-# cold tree takes minutes)
+# trixie_head [TIMEOUT [PROGS]]: root, mmdebstrap (and PROGS), the timeout
+# (default 900 s: a cold tree takes minutes); each property set once
+# (kyua refuses duplicates)
 trixie_head() {
 	atf_set require.user root
-	atf_set require.progs "mmdebstrap unshare chroot"
+	atf_set require.progs "mmdebstrap unshare chroot${2:+ $2}"
 	atf_set timeout "${1:-900}"
 }
 

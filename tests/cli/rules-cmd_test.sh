@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # initdev rules test on a hand-made sysfs (one mem device, no root needed):
 # --timeout is checked and bounds the programs, IMPORT{cmdline} reads what
-# the daemon's cmdline reader gives, and a DEVNAME outside /dev is ignored.
+# the daemon's cmdline reader gives, a DEVNAME outside /dev is ignored, and
+# --udev-db gives the device's record and its parent's (IMPORT{parent}).
 
 bin() { echo "$(atf_get_srcdir)/../../initdev"; }
 
@@ -75,8 +76,37 @@ devname_outside_dev_body() {
 		$ID rules test --no-native --rules n.rules /devices/virtual/mem/null
 }
 
+atf_test_case udev_db_records
+udev_db_records_head() {
+	atf_set descr "--udev-db: IMPORT{parent} reads the parent's record, a removed device's links print with /dev/, a forged '\\r' line stays a line of its own"
+}
+udev_db_records_body() {
+	mkdir -p sys/devices/par/null sys/class/foo sys/class/mem data
+	: > sys/devices/par/uevent
+	ln -s ../../class/foo sys/devices/par/subsystem
+	printf 'MAJOR=1\nMINOR=3\nDEVNAME=null\n' > sys/devices/par/null/uevent
+	echo 1:3 > sys/devices/par/null/dev
+	ln -s ../../../class/mem sys/devices/par/null/subsystem
+	printf 'E:PARENT_KEY=parent_right\nE:OTHER=x\nV:1\n' > data/+foo:par
+	printf 'S:by-x/null-link\nE:OLD=1\rS:forged\nV:1\n' > data/c1:3
+	: > cmdline
+	echo 'IMPORT{parent}="PARENT*"' > p.rules
+	ID="$(bin) --log-target stderr --sysfs $PWD/sys --cmdline $PWD/cmdline"
+	atf_check -s exit:0 -o match:'^PARENT_KEY=parent_right$' -o not-match:OTHER -e ignore \
+		$ID rules test --no-native --udev-db "$PWD/data" --rules p.rules /devices/par/null
+	# without the database there is no record to import
+	atf_check -s exit:0 -o not-match:PARENT_KEY -e ignore \
+		$ID rules test --no-native --rules p.rules /devices/par/null
+	atf_check -s exit:0 -o match:'^DEVLINKS=/dev/by-x/null-link /dev/forged$' -o match:'^OLD=1$' \
+		-e ignore $ID rules test --no-native --udev-db "$PWD/data" --action remove \
+		--rules p.rules /devices/par/null
+	atf_check -s exit:1 -o empty -e match:'No such file' \
+		$ID rules test --no-native --udev-db "$PWD/none" --rules p.rules /devices/par/null
+}
+
 atf_init_test_cases() {
 	atf_add_test_case timeout_checked
 	atf_add_test_case import_cmdline
 	atf_add_test_case devname_outside_dev
+	atf_add_test_case udev_db_records
 }

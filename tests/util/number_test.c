@@ -53,9 +53,30 @@ ATF_TC_BODY(int_range, tc)
 	ATF_CHECK_EQ(v, 86400);
 }
 
+ATF_TC_WITHOUT_HEAD(devnum);
+ATF_TC_BODY(devnum, tc)
+{
+	unsigned int maj = 7, min = 7;
+
+	ATF_CHECK_EQ(number_parse_devnum("8:0", &maj, &min), 0);
+	ATF_CHECK_EQ(maj, 8);
+	ATF_CHECK_EQ(min, 0);
+	ATF_CHECK_EQ(number_parse_devnum("4294967295:1048575", &maj, &min), 0);
+	ATF_CHECK_EQ(maj, 4294967295u);
+	ATF_CHECK(number_parse_devnum("4294967296:0", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum("8", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum(":1", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum("1:", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum(" 8:1", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum("8:1:2", &maj, &min) < 0);
+	ATF_CHECK(number_parse_devnum("-1:2", &maj, &min) < 0);
+	ATF_CHECK_EQ(maj, 4294967295u);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, octal);
 	ATF_TP_ADD_TC(tp, int_range);
+	ATF_TP_ADD_TC(tp, devnum);
 	return atf_no_error();
 }
