@@ -44,6 +44,28 @@ ready_status_stopping_body() {
 }
 ready_status_stopping_cleanup() { cleanup_root; }
 
+atf_test_case sighup_reloads cleanup
+sighup_reloads_head() {
+	atf_set descr "SIGHUP (systemctl reload of systemd 257's Type=notify-reload unit): RELOADING=1 with MONOTONIC_USEC, the rules parsed again, READY=1; the daemon lives on"
+	atf_set require.user root
+}
+sighup_reloads_body() {
+	setup_service
+	echo 'KERNEL=="null", SYMLINK+="hup-test"' > udev-rules/50-hup.rules
+	"$(pid1)" --kernel none --hup --term -- $DAEMON > out 2> err ||
+		atf_fail "fake-pid1 failed: $(cat err)"
+	expect out '^notify: RELOADING=1|MONOTONIC_USEC=[0-9][0-9]*|STATUS=Reloading' \
+		'^notify: STOPPING=1|STATUS=Stopping' '^exit 0$'
+	expect err 'SIGHUP: reloading the udev rules'
+	[ "$(grep -c 'READY=1' out)" = 2 ] || atf_fail "not READY=1 at start and after the reload: $(cat out)"
+	# the reload's READY=1 comes after RELOADING=1
+	grep -n 'RELOADING=1\|READY=1' out | tail -n 1 | grep -q READY=1 ||
+		atf_fail "READY=1 does not end the reload: $(cat out)"
+	[ "$(grep -c 'rules: 1 files' err)" = 2 ] ||
+		atf_fail "the rules were not parsed again: $(grep 'rules:' err)"
+}
+sighup_reloads_cleanup() { cleanup_root; }
+
 atf_test_case watchdog_pings cleanup
 watchdog_pings_head() {
 	atf_set descr "WATCHDOG_USEC set: WATCHDOG=1 keeps coming while the daemon idles"
@@ -274,6 +296,7 @@ term_finishes_or_gives_back_cleanup() { touch go; cleanup_root; }
 
 atf_init_test_cases() {
 	atf_add_test_case ready_status_stopping
+	atf_add_test_case sighup_reloads
 	atf_add_test_case watchdog_pings
 	atf_add_test_case bad_notify_socket_warns
 	atf_add_test_case queued_kernel_events_handled
