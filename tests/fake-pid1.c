@@ -11,14 +11,16 @@
  * ("notify: READY=1 | STATUS=..."; "from-other-pid" when the kernel's
  * credentials name another process than the service). With --term it
  * sends SIGTERM once READY=1 came (and --watchdogs N WATCHDOG=1 pings),
- * as `systemctl stop` does; with --term-after FILE only once FILE exists
+ * as `systemctl stop` does; with --hup, SIGHUP first, once READY=1 came
+ * (`systemctl reload` of a Type=notify-reload unit), and SIGTERM only
+ * after the READY=1 that ends the reload; with --term-after FILE only once FILE exists
  * too. --trigger FILE=TEXT (up to 8, in order) writes TEXT to FILE (a uevent
  * file) once the sockets are made, before PROG runs: the kernel's event for
  * it waits in the passed socket only. Ends with "exit N" or "signal N".
  *
  * Usage: fake-pid1 [--kernel uevent|group2|groups12|unbound|route|tcp|none]
  *          [--control PATH] [--fdnames NAMES] [--fds N] [--pid-other]
- *          [--trigger FILE=TEXT] [--watchdog USEC] [--watchdogs N] [--term]
+ *          [--trigger FILE=TEXT] [--watchdog USEC] [--watchdogs N] [--term] [--hup]
  *          [--term-after FILE] [--timeout S] -- PROG ARGS...
  */
 #include <errno.h>
@@ -44,7 +46,7 @@ struct opts {
 	const char *kernel, *control, *fdnames, *fds, *term_after;
 	const char *trigger[8];
 	int ntriggers;
-	bool pid_other, term;
+	bool pid_other, term, hup;
 	const char *watchdog;
 	int watchdogs, timeout;
 };
@@ -173,7 +175,7 @@ static void start(const struct opts *o, int kfd, int cfd, char **argv)
 }
 
 /* One datagram, printed on one line. Returns what it said of interest. */
-static void print_notification(int fd, pid_t child, bool *ready, int *watchdogs)
+static void print_notification(int fd, pid_t child, int *ready, int *watchdogs)
 {
 	char buf[4096];
 	union {
@@ -194,7 +196,7 @@ static void print_notification(int fd, pid_t child, bool *ready, int *watchdogs)
 	if (c && c->cmsg_type == SCM_CREDENTIALS)
 		from = ((struct ucred *)CMSG_DATA(c))->pid;
 	if (strstr(buf, "READY=1"))
-		*ready = true;
+		(*ready)++;
 	if (strstr(buf, "WATCHDOG=1"))
 		(*watchdogs)++;
 	for (char *p = buf; *p; p++)
@@ -213,7 +215,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "watchdogs", required_argument, NULL, 'W' }, { "term", no_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "trigger", required_argument, NULL, 'g' },
-		{ "term-after", required_argument, NULL, 'a' }, { 0 },
+		{ "term-after", required_argument, NULL, 'a' },
+		{ "hup", no_argument, NULL, 'h' }, { 0 },
 	};
 	int c;
 
@@ -235,6 +238,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->trigger[o->ntriggers++] = optarg;
 			break;
 		case 'a': o->term_after = optarg, o->term = true; break;
+		case 'h': o->hup = true; break;
 		default: return -1;
 		}
 	}
@@ -245,8 +249,8 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	char name[108];
-	int first = parse(argc, argv, &o), kfd, cfd, nfd, sfd, st, watchdogs = 0;
-	bool ready = false, termed = false;
+	int first = parse(argc, argv, &o), kfd, cfd, nfd, sfd, st, watchdogs = 0, ready = 0;
+	bool termed = false, hupped = false;
 	time_t end;
 	sigset_t set;
 	pid_t child;
@@ -278,7 +282,11 @@ int main(int argc, char **argv)
 
 		if (poll(p, 2, 1000) > 0 && p[0].revents)
 			print_notification(nfd, child, &ready, &watchdogs);
-		if (o.term && !termed && ready && watchdogs >= o.watchdogs &&
+		if (o.hup && !hupped && ready) {
+			kill(child, SIGHUP);
+			hupped = true;
+		}
+		if (o.term && !termed && ready > (o.hup ? 1 : 0) && watchdogs >= o.watchdogs &&
 		    (!o.term_after || access(o.term_after, F_OK) == 0)) {
 			kill(child, SIGTERM);
 			termed = true;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -101,9 +102,14 @@ static void dispatch(struct daemon *d, struct pollfd *p, struct client **owner, 
 	if (p[3].revents) {
 		struct signalfd_siginfo si;
 
-		(void)read(d->sig_fd, &si, sizeof(si));
-		log_msg(&d->cli->log, LOG_INFO, "signal %u: exiting", si.ssi_signo);
-		daemon_begin_stop(d, "Stopping");
+		if (read(d->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			si.ssi_signo = 0; /* another reader took it: nothing to do */
+		if (si.ssi_signo == SIGHUP) {
+			daemon_reload(d);
+		} else if (si.ssi_signo) {
+			log_msg(&d->cli->log, LOG_INFO, "signal %u: exiting", si.ssi_signo);
+			daemon_begin_stop(d, "Stopping");
+		}
 	}
 	if (p[5].revents && d->udev_conn_fd >= 0)
 		udev_ctrl_serve(d);

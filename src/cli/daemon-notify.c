@@ -52,6 +52,18 @@ void daemon_notify_stopping(struct daemon *d, const char *what)
 	send_status(d, "STOPPING=1", what);
 }
 
+void daemon_reload(struct daemon *d)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)now_monotonic_usec());
+	send_status(d, msg, "Reloading the udev rules");
+	log_msg(&d->cli->log, LOG_INFO, "SIGHUP: reloading the udev rules");
+	(void)engine_reload(&d->engine); /* logged there */
+	send_status(d, "READY=1", "Processing kernel events");
+}
+
 void daemon_notify_tick(struct daemon *d)
 {
 	int settled = engine_settled(&d->engine);

@@ -117,6 +117,13 @@ void daemon_notify_init(struct daemon *d);
 void daemon_notify_ready(struct daemon *d);
 /* STOPPING=1 with a status saying what happens now. */
 void daemon_notify_stopping(struct daemon *d, const char *what);
+/*
+ * SIGHUP: parse the udev rules again, as `udevadm control --reload` does,
+ * told to the service manager as Type=notify-reload wants it (systemd
+ * 257's systemd-udevd.service): RELOADING=1 with MONOTONIC_USEC first,
+ * READY=1 once done.
+ */
+void daemon_reload(struct daemon *d);
 /* Each turn of the loop: WATCHDOG=1 when due, STATUS= when settled changed. */
 void daemon_notify_tick(struct daemon *d);
 /* Milliseconds until the next WATCHDOG=1 is due, -1 if none. */

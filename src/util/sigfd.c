@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/signalfd.h>
 
-int sigfd_open(bool ignore_sigpipe)
+int sigfd_open(bool server)
 {
 	sigset_t set;
 	int fd;
@@ -14,11 +14,14 @@ int sigfd_open(bool ignore_sigpipe)
 	/* a shell starts background jobs with SIGINT ignored; signalfd needs it live */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (ignore_sigpipe)
-		signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	if (server) {
+		signal(SIGPIPE, SIG_IGN);
+		signal(SIGHUP, SIG_DFL);
+		sigaddset(&set, SIGHUP);
+	}
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -44,6 +44,28 @@ ready_status_stopping_body() {
 }
 ready_status_stopping_cleanup() { cleanup_root; }
 
+atf_test_case sighup_reloads cleanup
+sighup_reloads_head() {
+	atf_set descr "SIGHUP (systemctl reload of systemd 257's Type=notify-reload unit): RELOADING=1 with MONOTONIC_USEC, the rules parsed again, READY=1; the daemon lives on"
+	atf_set require.user root
+}
+sighup_reloads_body() {
+	setup_service
+	echo 'KERNEL=="null", SYMLINK+="hup-test"' > udev-rules/50-hup.rules
+	"$(pid1)" --kernel none --hup --term -- $DAEMON > out 2> err ||
+		atf_fail "fake-pid1 failed: $(cat err)"
+	expect out '^notify: RELOADING=1|MONOTONIC_USEC=[0-9][0-9]*|STATUS=Reloading' \
+		'^notify: STOPPING=1|STATUS=Stopping' '^exit 0$'
+	expect err 'SIGHUP: reloading the udev rules'
+	[ "$(grep -c 'READY=1' out)" = 2 ] || atf_fail "not READY=1 at start and after the reload: $(cat out)"
+	# the reload's READY=1 comes after RELOADING=1
+	grep -n 'RELOADING=1\|READY=1' out | tail -n 1 | grep -q READY=1 ||
+		atf_fail "READY=1 does not end the reload: $(cat out)"
+	[ "$(grep -c 'rules: 1 files' err)" = 2 ] ||
+		atf_fail "the rules were not parsed again: $(grep 'rules:' err)"
+}
+sighup_reloads_cleanup() { cleanup_root; }
+
 atf_test_case watchdog_pings cleanup
 watchdog_pings_head() {
 	atf_set descr "WATCHDOG_USEC set: WATCHDOG=1 keeps coming while the daemon idles"
@@ -85,17 +107,19 @@ queued_kernel_events_handled_head() {
 queued_kernel_events_handled_body() {
 	setup_service
 	uuid=$(uniq_uuid)
-	# only this run's change matches: its own SYNTH_UUID
-	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", SYMLINK+=\"queued-$uuid\"" \
+	# only this run's change matches: its own SYNTH_UUID. A file the rule's
+	# RUN makes, not a link: another process's next change of mem/null
+	# (no SYNTH_UUID) would take a link away again, as udev does
+	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", RUN+=\"/bin/touch $PWD/queued-$uuid\"" \
 		> udev-rules/50-queued.rules
 	# the change is sent before the daemon runs: only PID 1's socket has it
 	# (the daemon opening a socket of its own never sees it: fake-pid1 times out)
 	"$(pid1)" --kernel uevent --trigger "/sys/devices/virtual/mem/null/uevent=change $uuid" \
-		--term-after "dev/queued-$uuid" --timeout 60 -- $DAEMON > out 2> err ||
+		--term-after "queued-$uuid" --timeout 60 -- $DAEMON > out 2> err ||
 		atf_fail "fake-pid1 failed: $(cat err)"
 	expect out '^exit 0$'
 	expect err 'LISTEN_FDS: kernel socket from PID 1'
-	[ "$(readlink "dev/queued-$uuid")" = null ] || atf_fail "the queued change was not handled"
+	[ -e "queued-$uuid" ] || atf_fail "the queued change was not handled"
 }
 queued_kernel_events_handled_cleanup() { cleanup_root; }
 
@@ -163,7 +187,7 @@ udev_control_protocol_body() {
 	# a udev control client on this test's udev/control (atf_check runs programs)
 	send="$(atf_get_srcdir)/../udev-ctrl-send $PWD/udev/control"
 	uuid=$(uniq_uuid)
-	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", ENV{FROM_CTRL}==\"yes\", SYMLINK+=\"env-$uuid\"" \
+	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", ENV{FROM_CTRL}==\"yes\", RUN+=\"/bin/touch $PWD/env-$uuid\"" \
 		> udev-rules/50-env.rules
 	"$(pid1)" --kernel uevent --control "$PWD/udev/control" --timeout 120 -- $DAEMON > out 2> err &
 	p=$!
@@ -177,7 +201,9 @@ udev_control_protocol_body() {
 		'refused (too long)' 'refused (log level out of range)'
 	atf_check -o inline:"hung up\n" $send env=FROM_CTRL=yes reload children=4 end
 	echo "change $uuid" > /sys/devices/virtual/mem/null/uevent
-	wait_for test -L "dev/env-$uuid" || atf_fail "the rules did not see ENV from udev control"
+	# a file, not a link: another process's next change of mem/null would
+	# take a link away again, as udev does
+	wait_for test -e "env-$uuid" || atf_fail "the rules did not see ENV from udev control"
 	atf_check -o inline:"hung up\n" $send exit end
 	wait "$p"
 	expect out '^notify: STOPPING=1|STATUS=Exiting' '^exit 0$'
@@ -205,7 +231,7 @@ real_udevadm_settle_body() {
 	[ -n "$U" ] || atf_skip "systemd's udevadm (>= 252) is not installed"
 	uuid=$(uniq_uuid)
 	# our change is held by its RUN until ./go exists: never settled before that
-	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", SYMLINK+=\"held-$uuid\", RUN+=\"/bin/sh -c 'until [ -e $PWD/go ]; do sleep 0.1; done'\"" \
+	echo "ACTION==\"change\", KERNEL==\"null\", ENV{SYNTH_UUID}==\"$uuid\", RUN+=\"/bin/touch $PWD/held-$uuid\", RUN+=\"/bin/sh -c 'until [ -e $PWD/go ]; do sleep 0.1; done'\"" \
 		> udev-rules/50-held.rules
 	# a tmpfs on /run in a private mount namespace: the host's /run/udev is not seen or touched
 	cat > ns.sh << NS_END
@@ -221,7 +247,6 @@ i=0; until [ -e /run/udev/queue ]; do [ \$i -lt 100 ] || exit 12; sleep 0.1; i=\
 $U settle --timeout 1 && exit 13
 touch go
 $U settle --timeout 60 || exit 14
-[ -e /run/udev/queue ] && exit 15
 $U control --reload || exit 16
 $U control --exit || exit 17
 wait \$p
@@ -234,10 +259,11 @@ NS_END
 	10) atf_fail "not ready: $(cat err)" ;;
 	12) atf_fail "no /run/udev/queue while our change was held" ;;
 	13) atf_fail "udevadm settle returned while our change was held" ;;
-	15) atf_fail "/run/udev/queue left after settle" ;;
 	*) atf_fail "step $rc failed: $(cat out err)" ;;
 	esac
-	[ "$(readlink "dev/held-$uuid")" = null ] || atf_fail "our change was not handled"
+	# (udevadm settle's 0 says /run/udev/queue was gone; it may be back at
+	# once for other processes' events)
+	[ -e "held-$uuid" ] || atf_fail "our change was not handled"
 	expect out '^exit 0$'
 }
 real_udevadm_settle_cleanup() { touch go; cleanup_root; }
@@ -274,6 +300,7 @@ term_finishes_or_gives_back_cleanup() { touch go; cleanup_root; }
 
 atf_init_test_cases() {
 	atf_add_test_case ready_status_stopping
+	atf_add_test_case sighup_reloads
 	atf_add_test_case watchdog_pings
 	atf_add_test_case bad_notify_socket_warns
 	atf_add_test_case queued_kernel_events_handled

@@ -42,7 +42,6 @@ trigger_as_systemd_unit_head() {
 trigger_as_systemd_unit_body() {
 	udevadm_setup
 	start_daemon
-	[ ! -e dev/null ] || atf_fail "dev/null exists before the trigger"
 	atf_check -s exit:0 ./udevadm trigger --type=all --action=add \
 		--prioritized-subsystem=module,block,tpmrm,net,tty,input
 	expect_coldplugged
@@ -73,6 +72,7 @@ atf_test_case trigger_refuses_bad_calls cleanup
 trigger_refuses_bad_calls_head() {
 	atf_set descr "trigger calls initdev cannot honour fail with udevadm's usage code, naming the call"
 	atf_set require.user root
+	atf_set require.progs jq
 }
 trigger_refuses_bad_calls_body() {
 	udevadm_setup
@@ -86,7 +86,11 @@ trigger_refuses_bad_calls_body() {
 		atf_check -s exit:2 -e match:"not supported by initdev" ./udevadm trigger $args
 	done
 	atf_check -s exit:0 ./udevadm trigger --type=subsystems --action=add
-	[ ! -e dev/null ] || atf_fail "a refused or subsystems trigger coldplugged"
+	# the daemon's own count: its /dev may get nodes from other processes'
+	# events (it hears the whole host), its triggers are its own
+	$ID status --json > status.json || atf_fail "status failed"
+	jq -e '.devices.triggers == 0' status.json > /dev/null ||
+		atf_fail "a refused or subsystems trigger coldplugged: $(jq -c .devices status.json)"
 }
 trigger_refuses_bad_calls_cleanup() { cleanup_root; }
 
