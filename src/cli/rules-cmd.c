@@ -221,7 +221,8 @@ static int init_event(struct rules_db_dir *db, const char *devpath, const char *
 static int run_test(struct cli *cli, const struct test_opts *o, const struct sysdev_root *sys,
 		    const struct rules *r, const char *cmdline)
 {
-	struct rules_builtins b = { .sysfs = cli->sysfs, .dev = cli->dev, .log = &cli->log };
+	struct rules_builtins b = { .sysfs = cli->sysfs, .sys = sys, .dev = cli->dev, .log = &cli->log };
+	struct hwdb hwdb;
 	struct rules_ctx ctx = { .sys = sys,
 				 .sysfs = cli->sysfs,
 				 .cmdline = cmdline,
@@ -237,6 +238,9 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 	const char **pairs = NULL;
 	int ret = to_devpath(cli->sysfs, o->device, devpath, sizeof(devpath));
 
+	/* the hwdb builtin's database, where udevadm test finds it */
+	if (hwdb_open(&hwdb, hwdb_default_paths, NULL, NULL) == 0)
+		b.hwdb = &hwdb;
 	/* --udev-db: the device's record and its parents' (IMPORT{parent}) */
 	if (ret == 0 && o->udev_db &&
 	    (db.dirfd = open(o->udev_db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -274,6 +278,7 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 		free((char *)pairs[i]);
 	free(pairs);
 	props_clear(&env);
+	hwdb_close(&hwdb);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -18,6 +18,7 @@
 
 struct rules_loaded {
 	struct rules rules;
+	struct hwdb hwdb; /* read with the rules: a reload rereads it, as udevd's does */
 	unsigned int refs; /* under the handler's lock */
 };
 
@@ -35,6 +36,19 @@ static void diag(void *u, int prio, const char *file, unsigned int line, const c
 			escape_log(x, sizeof(x), msg, strlen(msg)));
 }
 
+/* The hwdb builtin's database; without one the builtin fails, as udev's does. */
+static void load_hwdb(struct rules_handler *h, struct hwdb *db)
+{
+	const char *path = NULL, *why = NULL;
+	int r = hwdb_open(db, hwdb_default_paths, &path, &why);
+
+	if (r == -ENOENT && !path)
+		log_msg(h->log, LOG_DEBUG, "rules: no hwdb.bin, the hwdb builtin finds nothing");
+	else if (r < 0)
+		log_errno(h->log, LOG_WARNING, r, "rules: %s: not read%s%s: the hwdb builtin finds "
+			  "nothing", path, why ? ", " : "", why ? why : "");
+}
+
 static int load(struct rules_handler *h, struct rules_loaded **out)
 {
 	struct rules_diag d = { diag, (void *)h->log };
@@ -50,6 +64,7 @@ static int load(struct rules_handler *h, struct rules_loaded **out)
 		free(l);
 		return log_errno(h->log, LOG_ERR, r, "rules: cannot load");
 	}
+	load_hwdb(h, &l->hwdb);
 	l->refs = 1;
 	*out = l;
 	log_msg(h->log, LOG_INFO, "rules: %zu files, %zu lines%s", l->rules.nfiles, l->rules.nlines,
@@ -68,6 +83,7 @@ static void put(struct rules_handler *h, struct rules_loaded *l)
 	pthread_mutex_unlock(&h->lock);
 	if (last) {
 		rules_free(&l->rules);
+		hwdb_close(&l->hwdb);
 		free(l);
 	}
 }
@@ -455,11 +471,14 @@ static bool run_releases(void *u)
  * book (dm-cookie.h), then broadcasts it. How the cookie was released (r:
  * the error).
  */
-static enum dm_cookie_outcome run_event(struct call *c, const struct rules *rules,
+static enum dm_cookie_outcome run_event(struct call *c, const struct rules_loaded *l,
 					const struct uevent *ev, int *r)
 {
 	struct rules_handler *h = c->h;
+	const struct rules *rules = &l->rules;
 	struct rules_builtins b = { .sysfs = h->sysfs,
+				    .sys = &h->sys,
+				    .hwdb = &l->hwdb,
 				    .dev = h->dev,
 				    .log = h->log,
 				    .load = load_module,
@@ -576,7 +595,7 @@ static void handle(void *ctx, const struct handler_call *call)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	/* also without rules: udevd keeps every device's record and broadcasts every event */
 	if (l)
-		o = run_event(&c, &l->rules, call->ev, &r);
+		o = run_event(&c, l, call->ev, &r);
 	else
 		o = dm_cookie_book_end(&h->cookies, call->ev, NULL, NULL, &r);
 	put(h, l);

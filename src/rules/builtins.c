@@ -3,12 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/btrfs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "handlers/blkid-probe.h"
+#include "names/input-id.h"
 #include "names/path-id.h"
+#include "names/usb-id.h"
+#include "rules/hwdb-search.h"
 #include "rules/net-driver.h"
 
 static int set(struct rules_event *ev, const char *key, const char *value)
@@ -113,6 +118,95 @@ static int builtin_net_driver(struct rules_event *ev)
 	return r < 0 ? r : props_set(&ev->props, "ID_NET_DRIVER", driver, true);
 }
 
+/* The sysfs root the caller has open, or one opened into tmp. */
+static const struct sysdev_root *sys_root(struct rules_builtins *b, struct sysdev_root *tmp)
+{
+	if (b->sys)
+		return b->sys;
+	return sysdev_root_open(tmp, b->sysfs) < 0 ? NULL : tmp;
+}
+
+static void sys_done(struct rules_builtins *b, struct sysdev_root *tmp)
+{
+	if (!b->sys)
+		sysdev_root_close(tmp);
+}
+
+static int builtin_input_id(struct rules_builtins *b, struct rules_event *ev)
+{
+	struct sysdev_root tmp = { .fd = -1 };
+	const struct sysdev_root *root = sys_root(b, &tmp);
+	const char *name = rules_devname_rel(ev->devname);
+	char node[RULES_PATH_MAX];
+	int r;
+
+	if (!root)
+		return -ENOENT;
+	/* the node answers the axes' resolution (ID_INPUT_WIDTH_MM) */
+	if (!name || (size_t)snprintf(node, sizeof(node), "%s/%s", b->dev, name) >= sizeof(node))
+		node[0] = '\0';
+	r = input_id_props(root, ev->devpath, node[0] ? node : NULL, set_prop, ev);
+	sys_done(b, &tmp);
+	return r;
+}
+
+static int builtin_usb_id(struct rules_builtins *b, struct rules_event *ev)
+{
+	struct sysdev_root tmp = { .fd = -1 };
+	const struct sysdev_root *root = sys_root(b, &tmp);
+	int r;
+
+	if (!root)
+		return -ENOENT;
+	/* a device with ID_BUS (from ata_id or scsi_id) keeps its ID_* ones */
+	r = usb_id_props(root, ev->devpath, props_get(&ev->props, "ID_BUS") != NULL, set_prop, ev);
+	sys_done(b, &tmp);
+	return r;
+}
+
+static int builtin_hwdb(struct rules_builtins *b, struct rules_event *ev, int argc, char **argv)
+{
+	struct sysdev_root tmp = { .fd = -1 };
+	const struct sysdev_root *root;
+	int r;
+
+	if (!b->hwdb)
+		return -EINVAL; /* udev without a hwdb.bin */
+	root = sys_root(b, &tmp);
+	if (!root)
+		return -ENOENT;
+	r = hwdb_builtin(b->hwdb, root, ev, argc, argv);
+	sys_done(b, &tmp);
+	return r;
+}
+
+/*
+ * btrfs ready DEVNODE: ID_BTRFS_READY from the kernel's BTRFS_IOC_DEVICES_READY
+ * (1 once every device of the filesystem is there); 0 without btrfs in the
+ * kernel, so the device counts again when the real root retriggers it.
+ */
+static int builtin_btrfs(struct rules_builtins *b, struct rules_event *ev, int argc, char **argv)
+{
+	struct btrfs_ioctl_vol_args args = { 0 };
+	char path[RULES_PATH_MAX];
+	int fd, r;
+
+	if (argc != 3 || strcmp(argv[1], "ready") != 0)
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/btrfs-control", b->dev) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENODEV || errno == ENXIO
+			       ? props_set(&ev->props, "ID_BTRFS_READY", "0", true)
+			       : -errno;
+	snprintf(args.name, sizeof(args.name), "%s", argv[2]);
+	r = ioctl(fd, BTRFS_IOC_DEVICES_READY, &args);
+	r = r < 0 ? -errno : props_set(&ev->props, "ID_BTRFS_READY", r == 0 ? "1" : "0", true);
+	close(fd);
+	return r;
+}
+
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which, int argc,
 		       char **argv)
 {
@@ -124,6 +218,10 @@ int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which
 	case RB_PATH_ID: return builtin_path_id(b, ev);
 	case RB_KMOD: return builtin_kmod(b, ev, argc, argv);
 	case RB_NET_DRIVER: return builtin_net_driver(ev);
+	case RB_INPUT_ID: return builtin_input_id(b, ev);
+	case RB_USB_ID: return builtin_usb_id(b, ev);
+	case RB_HWDB: return builtin_hwdb(b, ev, argc, argv);
+	case RB_BTRFS: return builtin_btrfs(b, ev, argc, argv);
 	default:
 		if (!(__atomic_fetch_or(&b->warned, bit, __ATOMIC_RELAXED) & bit) && b->log)
 			log_msg(b->log, LOG_WARNING,

@@ -3,19 +3,24 @@
  * initdev's implementations of udev's builtins for the rules: blkid (the
  * native probe, udev's property names), path_id (the native by-path code),
  * kmod load (through a loader the caller supplies), net_driver (udev 257:
- * ethtool's driver name, rules/net-driver.h). The others udev has
- * (hwdb, input_id, net_id, keyboard, usb_id, ...) fail as a failing
- * builtin fails in udev, each logged once.
+ * ethtool's driver name, rules/net-driver.h), input_id (names/input-id.h),
+ * usb_id (names/usb-id.h), hwdb (rules/hwdb-search.h over the hwdb.bin the
+ * caller loaded), btrfs ready (the BTRFS_IOC_DEVICES_READY question). The
+ * others udev has (keyboard, net_id, net_setup_link, uaccess) fail as a
+ * failing builtin fails in udev, each logged once.
  */
 #pragma once
 
 #include <stdbool.h>
 
 #include "handlers/blkid-probe.h"
+#include "names/hwdb.h"
 #include "rules/rules.h"
 
 struct rules_builtins {
 	const char *sysfs;
+	const struct sysdev_root *sys; /* sysfs, open; NULL: opened for the builtins that read it */
+	const struct hwdb *hwdb;       /* the loaded hwdb.bin; NULL: hwdb fails, as udev's without one */
 	const char *dev; /* the --dev root: where DEVNAME's node is */
 	const struct logger *log;
 	/* kmod load: name is a module (alias false) or a MODALIAS; NULL: fails */

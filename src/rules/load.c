@@ -28,16 +28,16 @@ static const struct {
 	bool supported;
 } builtins[RB_MAX] = {
 	[RB_BLKID] = { "blkid", true, true },
-	[RB_BTRFS] = { "btrfs", false, false },
-	[RB_HWDB] = { "hwdb", false, false },
-	[RB_INPUT_ID] = { "input_id", true, false },
+	[RB_BTRFS] = { "btrfs", false, true },
+	[RB_HWDB] = { "hwdb", false, true },
+	[RB_INPUT_ID] = { "input_id", true, true },
 	[RB_KEYBOARD] = { "keyboard", false, false },
 	[RB_KMOD] = { "kmod", false, true },
 	[RB_NET_DRIVER] = { "net_driver", true, true },
 	[RB_NET_ID] = { "net_id", true, false },
 	[RB_NET_SETUP_LINK] = { "net_setup_link", true, false },
 	[RB_PATH_ID] = { "path_id", true, true },
-	[RB_USB_ID] = { "usb_id", true, false },
+	[RB_USB_ID] = { "usb_id", true, true },
 	[RB_UACCESS] = { "uaccess", false, false },
 };
 
