@@ -8,12 +8,47 @@
 #include "sysfs-fixture.h"
 
 #define BX_OUT_MAX (64 * 1024)
+#define BX_LINE_MAX 8192
 
-struct out {
-	char text[BX_OUT_MAX];
-	size_t len;
-	const char *devpath;
+int bx_blocks(const char *path, bx_block_fn fn, void *u)
+{
+	static char line[BX_LINE_MAX], head[BX_LINE_MAX], exp[BX_OUT_MAX];
+	bool have = false;
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	ATF_REQUIRE_MSG(f, "%s", path);
+	for (bool more = true; more;) {
+		more = fgets(line, sizeof(line), f) != NULL;
+		if (more && !have && line[0] == '#')
+			continue; /* the header comment */
+		if (more && strncmp(line, "== ", 3) != 0) {
+			ATF_REQUIRE(strlen(exp) + strlen(line) < sizeof(exp));
+			strcat(exp, line);
+			continue;
+		}
+		if (have) {
+			fn(head, exp, u);
+			n++;
+		}
+		if (more) {
+			line[strcspn(line, "\n")] = '\0';
+			memcpy(head, line + 3, strlen(line + 3) + 1);
+			exp[0] = '\0';
+			have = true;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+struct compare {
+	const struct sysdev_root *sys;
+	bx_builtin_fn fn;
 	const struct bx_gap *gaps;
+	const char *devpath;
+	char out[BX_OUT_MAX];
+	size_t len;
 };
 
 static const struct bx_gap *gap(const struct bx_gap *gaps, const char *devpath, const char *key)
@@ -26,88 +61,69 @@ static const struct bx_gap *gap(const struct bx_gap *gaps, const char *devpath, 
 
 static int collect(void *u, const char *key, const char *value)
 {
-	struct out *o = u;
-	const struct bx_gap *g = gap(o->gaps, o->devpath, key);
+	struct compare *c = u;
+	const struct bx_gap *g = gap(c->gaps, c->devpath, key);
 	int n;
 
 	if (g) {
 		ATF_CHECK_MSG(g->ours && strcmp(g->ours, value) == 0, "%s: %s=%s, expected %s",
-			      o->devpath, key, value, g->ours ? g->ours : "(unset)");
+			      c->devpath, key, value, g->ours ? g->ours : "(unset)");
 		return 0;
 	}
-	n = snprintf(o->text + o->len, sizeof(o->text) - o->len, "%s=%s\n", key, value);
-	ATF_REQUIRE(n > 0 && (size_t)n < sizeof(o->text) - o->len);
-	o->len += (size_t)n;
+	n = snprintf(c->out + c->len, sizeof(c->out) - c->len, "%s=%s\n", key, value);
+	ATF_REQUIRE(n > 0 && (size_t)n < sizeof(c->out) - c->len);
+	c->len += (size_t)n;
 	return 0;
 }
 
-/* udev's lines for one device, gaps taken out */
-static void expected_block(FILE *f, const char *devpath, const struct bx_gap *gaps, char *exp,
-			   size_t size, char *next, size_t next_size)
+/* udev's lines for devpath without the gaps' */
+static void drop_gaps(const struct bx_gap *gaps, const char *devpath, const char *exp, char *out)
 {
-	char line[8192];
-	size_t len = 0;
+	out[0] = '\0';
+	for (const char *l = exp; *l;) {
+		size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		size_t klen = strcspn(l, "=\n");
+		char key[BX_LINE_MAX];
 
-	exp[0] = next[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-
-		if (strncmp(line, "== ", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			ATF_REQUIRE(strlen(line + 3) < next_size);
-			memcpy(next, line + 3, strlen(line + 3) + 1);
-			return;
-		}
-		if (eq) {
-			*eq = '\0';
-			if (gap(gaps, devpath, line))
-				continue;
-			*eq = '=';
-		}
-		ATF_REQUIRE(len + strlen(line) < size);
-		memcpy(exp + len, line, strlen(line) + 1);
-		len += strlen(line);
+		ATF_REQUIRE(klen < sizeof(key));
+		memcpy(key, l, klen);
+		key[klen] = '\0';
+		if (!gap(gaps, devpath, key))
+			strncat(out, l, len);
+		l += len;
 	}
+}
+
+static void compare_one(const char *devpath, const char *exp, void *u)
+{
+	static char want[BX_OUT_MAX];
+	struct compare *c = u;
+
+	c->len = 0;
+	c->out[0] = '\0';
+	c->devpath = devpath;
+	(void)c->fn(c->sys, devpath, collect, c);
+	drop_gaps(c->gaps, devpath, exp, want);
+	ATF_CHECK_MSG(strcmp(c->out, want) == 0, "%s:\n--- initdev\n%s--- udev\n%s", devpath,
+		      c->out, want);
 }
 
 int bx_compare(const atf_tc_t *tc, const char *name, const char *root, bx_builtin_fn fn,
 	       const struct bx_gap *gaps)
 {
-	char path[4096], devpath[SYSDEV_PATH_MAX], next[SYSDEV_PATH_MAX], line[8192];
-	static char exp[BX_OUT_MAX];
-	static struct out o;
+	static struct compare c;
+	char path[4096], file[256];
 	struct sysdev_root sys;
-	int devices = 0;
-	FILE *f;
+	int n;
 
 	fx_build(tc, name, root);
 	ATF_REQUIRE(sysdev_root_open(&sys, root) == 0);
-	snprintf(line, sizeof(line), "%s.udev", name);
-	fx_path(tc, line, path, sizeof(path));
-	f = fopen(path, "r");
-	ATF_REQUIRE_MSG(f, "%s", path);
-	/* skip the header comment up to the first device */
-	devpath[0] = '\0';
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "== ", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			ATF_REQUIRE(strlen(line + 3) < sizeof(devpath));
-			memcpy(devpath, line + 3, strlen(line + 3) + 1);
-			break;
-		}
-	while (devpath[0]) {
-		expected_block(f, devpath, gaps, exp, sizeof(exp), next, sizeof(next));
-		o.len = 0;
-		o.text[0] = '\0';
-		o.devpath = devpath;
-		o.gaps = gaps;
-		(void)fn(&sys, devpath, collect, &o);
-		ATF_CHECK_MSG(strcmp(o.text, exp) == 0, "%s:\n--- initdev\n%s--- udev\n%s", devpath,
-			      o.text, exp);
-		devices++;
-		memcpy(devpath, next, sizeof(devpath));
-	}
-	fclose(f);
+	snprintf(file, sizeof(file), "%s.udev", name);
+	fx_path(tc, file, path, sizeof(path));
+	c.sys = &sys;
+	c.fn = fn;
+	c.gaps = gaps;
+	n = bx_blocks(path, compare_one, &c);
 	sysdev_root_close(&sys);
-	return devices;
+	return n;
 }

@@ -10,8 +10,17 @@
 #pragma once
 
 #include <atf-c.h>
+#include <stdbool.h>
 
 #include "util/sysdev.h"
+
+/*
+ * Each "== HEAD" block of the file at path (a '#' header before the first
+ * is skipped): fn gets HEAD and the block's lines as one text. Returns the
+ * number of blocks.
+ */
+typedef void (*bx_block_fn)(const char *head, const char *expected, void *u);
+int bx_blocks(const char *path, bx_block_fn fn, void *u);
 
 typedef int (*bx_set_fn)(void *u, const char *key, const char *value);
 typedef int (*bx_builtin_fn)(const struct sysdev_root *root, const char *devpath, bx_set_fn set,

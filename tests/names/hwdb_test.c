@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "builtin-fixture.h"
 #include "names/hwdb.h"
 
 #define OUT_MAX 4096
@@ -49,41 +50,12 @@ static int collect(void *u, const char *key, const char *value)
 	return 0;
 }
 
-/* Every "== MODALIAS" block of file: the same properties in the same order. */
-static int compare_queries(const atf_tc_t *tc, const struct hwdb *h, const char *file)
+static void compare_query(const char *modalias, const char *exp, void *u)
 {
-	char path[4096], line[4096], modalias[4096] = "", exp[OUT_MAX] = "", out[OUT_MAX];
-	bool have = false;
-	int n = 0;
-	FILE *f;
+	char out[OUT_MAX] = "";
 
-	fixture(tc, file, path, sizeof(path));
-	f = fopen(path, "r");
-	ATF_REQUIRE(f);
-	for (bool more = true; more;) {
-		more = fgets(line, sizeof(line), f) != NULL;
-		if (more && line[0] == '#')
-			continue;
-		if (!more || strncmp(line, "== ", 3) == 0) {
-			if (have) {
-				out[0] = '\0';
-				ATF_CHECK(hwdb_lookup(h, modalias, collect, out) >= 0);
-				ATF_CHECK_MSG(strcmp(out, exp) == 0, "%s:\n%s--- systemd-hwdb\n%s",
-					      modalias, out, exp);
-				n++;
-			}
-			if (more) {
-				snprintf(modalias, sizeof(modalias), "%s", line + 3);
-				modalias[strcspn(modalias, "\n")] = '\0';
-				exp[0] = '\0';
-				have = true;
-			}
-		} else {
-			strncat(exp, line, sizeof(exp) - strlen(exp) - 1);
-		}
-	}
-	fclose(f);
-	return n;
+	ATF_CHECK(hwdb_lookup(u, modalias, collect, out) >= 0);
+	ATF_CHECK_MSG(strcmp(out, exp) == 0, "%s:\n%s--- systemd-hwdb\n%s", modalias, out, exp);
 }
 
 ATF_TC_WITHOUT_HEAD(lookups_match_systemd_hwdb);
@@ -96,7 +68,7 @@ ATF_TC_BODY(lookups_match_systemd_hwdb, tc)
 
 	ATF_REQUIRE_EQ(hwdb_open(&h, paths, &found, NULL), 0);
 	ATF_CHECK_STREQ(found, paths[1]);
-	ATF_CHECK_EQ(compare_queries(tc, &h, "queries.expected"), 16);
+	ATF_CHECK_EQ(bx_blocks(HWDB_FIXTURE_DIR "/queries.expected", compare_query, &h), 16);
 	hwdb_close(&h);
 }
 

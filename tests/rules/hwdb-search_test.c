@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin-fixture.h"
 #include "rules/builtins.h"
 #include "rules/hwdb-search.h"
 #include "rules/sysfs.h"
@@ -84,51 +85,37 @@ static void run_line(const struct sysdev_root *sys, const struct hwdb *db, const
 	rules_event_free(&ev);
 }
 
+struct lines {
+	const struct sysdev_root *sys;
+	const struct hwdb *db;
+};
+
+/* head: "DEVPATH<TAB>ARGS" */
+static void compare_line(const char *head, const char *exp, void *u)
+{
+	const struct lines *l = u;
+	char h[4096], out[4096], *tab;
+
+	snprintf(h, sizeof(h), "%s", head);
+	tab = strchr(h, '\t');
+	ATF_REQUIRE(tab);
+	*tab = '\0';
+	run_line(l->sys, l->db, h, tab + 1, out, sizeof(out));
+	ATF_CHECK_MSG(strcmp(out, exp) == 0, "%s:\n%s--- udev\n%s", head, out, exp);
+}
+
 ATF_TC_WITHOUT_HEAD(udev_builtin_lines);
 ATF_TC_BODY(udev_builtin_lines, tc)
 {
-	char line[4096], head[4096] = "", exp[4096] = "", out[4096];
+	static const char *const paths[] = { HWDB_FIXTURE_DIR "/test-hwdb.bin", NULL };
 	struct sysdev_root sys;
 	struct hwdb db;
-	int n = 0;
-	FILE *f;
+	struct lines l = { &sys, &db };
 
 	fx_build(tc, "usb-devices", ROOT);
 	ATF_REQUIRE(sysdev_root_open(&sys, ROOT) == 0);
-	ATF_REQUIRE(hwdb_load(&db, NULL, 0, NULL) < 0);
-	{
-		static const char *const paths[] = { HWDB_FIXTURE_DIR "/test-hwdb.bin", NULL };
-
-		ATF_REQUIRE_EQ(hwdb_open(&db, paths, NULL, NULL), 0);
-	}
-	f = fopen(HWDB_FIXTURE_DIR "/builtin.udev", "r");
-	ATF_REQUIRE(f);
-	for (bool more = true; more;) {
-		more = fgets(line, sizeof(line), f) != NULL;
-		if (more && line[0] == '#')
-			continue;
-		if (!more || strncmp(line, "== ", 3) == 0) {
-			if (head[0]) {
-				char *tab = strchr(head, '\t');
-
-				ATF_REQUIRE(tab);
-				*tab = '\0';
-				run_line(&sys, &db, head, tab + 1, out, sizeof(out));
-				ATF_CHECK_MSG(strcmp(out, exp) == 0, "%s '%s':\n%s--- udev\n%s",
-					      head, tab + 1, out, exp);
-				n++;
-			}
-			if (more) {
-				snprintf(head, sizeof(head), "%s", line + 3);
-				head[strcspn(head, "\n")] = '\0';
-				exp[0] = '\0';
-			}
-		} else {
-			strncat(exp, line, sizeof(exp) - strlen(exp) - 1);
-		}
-	}
-	fclose(f);
-	ATF_CHECK_EQ(n, 14);
+	ATF_REQUIRE_EQ(hwdb_open(&db, paths, NULL, NULL), 0);
+	ATF_CHECK_EQ(bx_blocks(HWDB_FIXTURE_DIR "/builtin.udev", compare_line, &l), 14);
 	hwdb_close(&db);
 	sysdev_root_close(&sys);
 }
