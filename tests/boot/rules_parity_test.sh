@@ -7,7 +7,8 @@
 # hostile characters; for each dm, md and member device `initdev rules test`
 # against `udevadm test` (udev 252), add and change, field by field
 # (tests/rules/parity.sh with PARITY_DIRECT: the guest's own rules and
-# udev database). A difference fails.
+# udev database); and PS/2 and USB keyboards, mouse and tablet (input_id,
+# usb_id, hwdb with the host's hwdb.bin). A difference fails.
 
 tg_job() {
 	cat <<'EOF'
@@ -46,13 +47,8 @@ echo "PARITY-RESULT $fail"
 EOF
 }
 
-atf_test_case dm_md_luks
-dm_md_luks_head() {
-	atf_set descr "initdev rules test equals udevadm test on LUKS, LVM, md devices (and hostile names) in a guest"
-	atf_set require.user root
-	atf_set timeout 600
-}
-dm_md_luks_body() {
+# guest_setup: the harness sourced; bin (initdev) and parity (parity.sh) set.
+guest_setup() {
 	src=$(atf_get_srcdir)
 	[ -f "$src/toolguest-lib.sh" ] ||
 		atf_skip "the tool guest harness (tests/boot/toolguest-lib.sh, issue 14) is not here"
@@ -64,19 +60,102 @@ dm_md_luks_body() {
 	bin=$(readlink -f "$src/../../initdev")
 	parity=$src/../rules/parity.sh
 	[ -f "$parity" ] || parity=$src/../../tests/rules/parity.sh
+}
+
+# guest_result RC: the job's output shown; fails if the guest or the set-up failed.
+guest_result() {
+	cat job.out
+	[ "$1" -ne 125 ] || atf_fail "the guest gave no status (see job.out.console)"
+	! grep -q '^SETUP-FAILED' job.out || atf_fail "making the devices failed (above)"
+}
+
+atf_test_case dm_md_luks
+dm_md_luks_head() {
+	atf_set descr "initdev rules test equals udevadm test on LUKS, LVM, md devices (and hostile names) in a guest"
+	atf_set require.user root
+	atf_set timeout 600
+}
+dm_md_luks_body() {
+	guest_setup
 	tg_job > job.sh
 	for d in c h l m1 m2; do truncate -s 48M "$d.img"; done
 	tg_run -d c=c.img -d h=h.img -d l=l.img -d m1=m1.img -d m2=m2.img \
 		-p "$bin=/tg/initdev" -f "$parity=/tg/parity.sh" -t 500 job.sh job.out
-	rc=$?
-	cat job.out
-	[ $rc -ne 125 ] || atf_fail "the guest gave no status (see job.out.console)"
-	! grep -q '^SETUP-FAILED' job.out || atf_fail "making the devices failed (above)"
+	guest_result $?
 	n=$(sed -n 's/^PARITY-COUNT //p' job.out)
 	[ "${n:-0}" -ge 10 ] || atf_fail "only ${n:-0} comparisons ran: the case proves little"
 	grep -q '^PARITY-RESULT 0$' job.out || atf_fail "initdev and udev differ (above)"
 }
 
+# The input and USB job: the guest's i8042 keyboard and mouse, a USB keyboard
+# and tablet on xHCI (their drivers inserted from /tg/mods), udev's input
+# rules and the host's hwdb.bin added; every input and USB device compared.
+input_job() {
+	cat <<'EOF'
+set -u
+for m in usb-common usbcore xhci-hcd xhci-pci hid usbhid hid-generic evdev psmouse; do
+	/tg/insmod "/tg/mods/$m.ko" || echo "SETUP-FAILED insmod $m"
+done
+i=0
+while [ "$(ls -d /sys/class/input/event* 2>/dev/null | wc -l)" -lt 4 ] && [ $i -lt 60 ]; do
+	sleep 1; i=$((i + 1))
+done
+udevadm settle
+ls /sys/class/input/ /sys/bus/usb/devices/
+fail=0 n=0
+for s in /sys/class/input/* /sys/bus/usb/devices/*; do
+	[ -e "$s" ] || continue
+	s=$(readlink -f "$s")
+	o=/tmp/p-$(echo "$s" | tr '/:' '__')
+	n=$((n + 1))
+	PARITY_DIRECT=1 PARITY_OUT=$o sh /tg/parity.sh /tg/initdev - "$s" add || fail=1
+done
+# what the builtins gave, so a reader sees they ran
+cat /tmp/p-*/udev.out | grep -E '^(ID_INPUT[A-Z_]*|ID_USB_INTERFACES|ID_SERIAL|ID_VENDOR_FROM_DATABASE|ID_MODEL_FROM_DATABASE)=' |
+	sort | awk '{ n[$0]++ } END { for (k in n) print n[k], k }'
+echo "PARITY-COUNT $n"
+echo "PARITY-RESULT $fail"
+EOF
+}
+
+atf_test_case input_usb
+input_usb_head() {
+	atf_set descr "initdev rules test equals udevadm test on PS/2 and USB keyboards, mouse and tablet (input_id, usb_id, hwdb) in a guest"
+	atf_set require.user root
+	atf_set timeout 600
+}
+input_usb_body() {
+	guest_setup
+	kver=$(boot_kver)
+	set --
+	for m in usb-common usbcore xhci-hcd xhci-pci hid usbhid hid-generic evdev psmouse; do
+		ko=$(modinfo -k "$kver" -n "$(echo "$m" | tr - _)") || atf_skip "no module $m for $kver"
+		case $ko in *.ko) ;; *) atf_skip "$ko: compressed modules are not handled here" ;; esac
+		set -- "$@" -f "$ko=/tg/mods/$m.ko"
+	done
+	for r in 60-input-id.rules 60-evdev.rules 60-persistent-input.rules; do
+		[ -f "/usr/lib/udev/rules.d/$r" ] || atf_skip "no $r on this host"
+		set -- "$@" -f "/usr/lib/udev/rules.d/$r=/etc/udev/rules.d/$r"
+	done
+	[ -f /usr/lib/udev/hwdb.bin ] || atf_skip "no hwdb.bin on this host"
+	# the image's kmod has no insmod name: kmod answers to the name it is run by
+	insmod=$(command -v insmod) || atf_skip "no insmod on this host"
+	input_job > job.sh
+	tg_run "$@" -f /usr/lib/udev/hwdb.bin=/etc/udev/hwdb.bin -p "$insmod=/tg/insmod" \
+		-p "$bin=/tg/initdev" \
+		-f "$parity=/tg/parity.sh" -m 1536 -t 500 \
+		-q "-device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 -device usb-tablet,bus=xhci.0" \
+		job.sh job.out
+	guest_result $?
+	n=$(sed -n 's/^PARITY-COUNT //p' job.out)
+	[ "${n:-0}" -ge 12 ] || atf_fail "only ${n:-0} comparisons ran: the case proves little"
+	for p in ID_INPUT_KEYBOARD=1 ID_INPUT_MOUSE=1 ID_USB_INTERFACES=; do
+		grep -q "$p" job.out || atf_fail "udev gave no $p: the case proves little"
+	done
+	grep -q '^PARITY-RESULT 0$' job.out || atf_fail "initdev and udev differ (above)"
+}
+
 atf_init_test_cases() {
 	atf_add_test_case dm_md_luks
+	atf_add_test_case input_usb
 }

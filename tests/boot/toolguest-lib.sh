@@ -39,6 +39,8 @@
 #     -a WORDS        more kernel command line words
 #     -t SECONDS      kill the guest after this long (default 300)
 #     -m MIB          guest memory (default 1024)
+#     -q WORDS        more QEMU arguments (split at blanks: no quoting), e.g.
+#                     "-device qemu-xhci,id=x -device usb-kbd,bus=x.0"
 #
 #   tg_build_disks CACHE NAME JOB [-f/-p/-r options] DISK:MIB...
 #     Make blank disk images DISK.img of MIB MiB, run JOB on them (as -d
@@ -203,13 +205,13 @@ tg_disk_args() {
 
 # tg_run [options] JOB OUT: see the top of this file.
 tg_run() (
-	stage=settled append='' tmo=300 mem=1024 drives='' ndisk=0
+	stage=settled append='' tmo=300 mem=1024 drives='' ndisk=0 qargs=
 	work=$(mktemp -d "${TMPDIR:-/tmp}/tg-run.XXXXXX") || return 125
 	trap 'rm -rf "$work"' EXIT
 	st=$work/overlay
 	mkdir -p "$st/tg" || return 125
 	OPTIND=1 # (the caller's shell may have used getopts: atf-sh has)
-	while getopts d:r:f:p:s:a:t:m: opt; do
+	while getopts d:r:f:p:s:a:t:m:q: opt; do
 		case $opt in
 		d) a=$(tg_disk_args $ndisk "$OPTARG" "") || return 125
 		   ndisk=$((ndisk + 1)) drives="$drives$a
@@ -223,6 +225,7 @@ tg_run() (
 		a) append="$append $OPTARG" ;;
 		t) tmo=$OPTARG ;;
 		m) mem=$OPTARG ;;
+		q) qargs="$qargs $OPTARG" ;;
 		*) echo "tg_run: bad option" >&2; return 125 ;;
 		esac
 	done
@@ -248,7 +251,7 @@ tg_run() (
 		-serial mon:stdio -serial file:"$out" \
 		-kernel "$kernel" -initrd "$work/initrd" \
 		-append "console=ttyS0 panic=-1 rd.shell=0 root=/dev/tg-no-root rd.luks=0 rd.lvm=0 rd.md=0 tg.stage=$stage$append" \
-		"$@" < /dev/null > "$out.console" 2>&1
+		$qargs "$@" < /dev/null > "$out.console" 2>&1
 	qrc=$?
 	[ -f "$out" ] || : > "$out"
 	echo "tg_run: $job: qemu exit $qrc, wall $(boot_elapsed "$t0")s" >&2
