@@ -11,13 +11,18 @@
 #include "handlers/blkid-probe.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "handlers/blkid-dl.h"
 #include "util/number.h"
@@ -134,6 +139,28 @@ static bool set_part_value(struct probe_result *o, const char *name, const char 
 	return true;
 }
 
+/*
+ * udev 257's FSSIZE, FSLASTBLOCK and FSBLOCKSIZE (ID_FS_SIZE, ...): decimal
+ * numbers from the superblock; anything else is dropped. False: not one.
+ */
+static bool set_fsinfo(struct probe_result *o, const char *name, const char *raw)
+{
+	char *field = NULL;
+	uint64_t v;
+
+	if (strcmp(name, "FSSIZE") == 0)
+		field = o->fs_size;
+	else if (strcmp(name, "FSLASTBLOCK") == 0)
+		field = o->fs_lastblock;
+	else if (strcmp(name, "FSBLOCKSIZE") == 0)
+		field = o->fs_blocksize;
+	if (field == NULL)
+		return false;
+	if (number_parse_str(raw, UINT64_MAX, &v) == 0)
+		snprintf(field, sizeof(o->fs_size), "%" PRIu64, v);
+	return true;
+}
+
 /* One NAME=value pair from libblkid into the result (unknown names ignored). */
 static void set_value(struct probe_result *o, const char *name, const char *data, size_t len)
 {
@@ -147,7 +174,9 @@ static void set_value(struct probe_result *o, const char *name, const char *data
 		set_safe_enc(data, len, o->fs_uuid_sub, NULL, 0);
 	} else if (!set_part_value(o, name, data, len)) {
 		cut_value(data, len, raw);
-		if (strcmp(name, "TYPE") == 0) {
+		if (UDEV_COMPAT >= 257 && set_fsinfo(o, name, raw)) {
+			/* stored */
+		} else if (strcmp(name, "TYPE") == 0) {
 			set_field(o->fs_type, sizeof(o->fs_type), raw);
 			o->has_fs = o->fs_type[0] != '\0';
 		} else if (strcmp(name, "USAGE") == 0) {
@@ -234,6 +263,65 @@ static int check_fd(int fd)
 	return ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0;
 }
 
+/* The device fd is open on has a kernel name starting "loop" (loop0, loop0p1), as udev checks. */
+static bool is_loop(const struct stat *st)
+{
+	char link[64], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return strncmp(base ? base + 1 : target, "loop", 4) == 0;
+}
+
+static bool has_control_byte(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * udev 257's blkid builtin on a loop device: the backing file's device and
+ * inode, and the name userspace gave it (lo_file_name: free-form, set by
+ * whoever attached the device). A name of 63 bytes may have been cut by the
+ * kernel, so udev leaves it out, as here. udev exports the raw name as it
+ * is; a name with a control byte (a line end forges lines in udev's
+ * database) is kept only encoded, where every such byte is \xNN.
+ */
+static void loop_backing(int fd, struct probe_result *o)
+{
+	struct loop_info64 info;
+	char raw[PROBE_LOOP_NAME_MAX];
+	struct stat st;
+	size_t n;
+
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || !is_loop(&st))
+		return;
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+		return; /* detached (ENXIO): nothing to say */
+	o->has_loop = true;
+	snprintf(o->loop_device, sizeof(o->loop_device), "%u:%u", major(info.lo_device),
+		 minor(info.lo_device));
+	snprintf(o->loop_inode, sizeof(o->loop_inode), "%" PRIu64, (uint64_t)info.lo_inode);
+	n = strnlen((const char *)info.lo_file_name, sizeof(info.lo_file_name));
+	if (n == 0 || n >= sizeof(info.lo_file_name) - 1)
+		return;
+	memcpy(raw, info.lo_file_name, n);
+	raw[n] = '\0';
+	if (probe_encode(raw, o->loop_name_enc, sizeof(o->loop_name_enc)) < 0)
+		return;
+	if (!has_control_byte(raw))
+		memcpy(o->loop_name, raw, n + 1);
+}
+
 int probe_fd(int fd, struct probe_result *out)
 {
 	blkid_probe pr;
@@ -252,9 +340,14 @@ int probe_fd(int fd, struct probe_result *out)
 	errno = 0;
 	rc = blkid_probe_set_device(pr, fd, 0, 0);
 	if (rc == 0) {
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-						      BLKID_SUBLKS_TYPE | BLKID_SUBLKS_SECTYPE |
-						      BLKID_SUBLKS_USAGE | BLKID_SUBLKS_VERSION);
+		int flags = BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE |
+			    BLKID_SUBLKS_SECTYPE | BLKID_SUBLKS_USAGE | BLKID_SUBLKS_VERSION;
+
+#ifdef BLKID_SUBLKS_FSINFO
+		if (UDEV_COMPAT >= 257)
+			flags |= BLKID_SUBLKS_FSINFO; /* udev 257 asks for the size fields */
+#endif
+		blkid_probe_set_superblocks_flags(pr, flags);
 		errno = 0;
 		rc = run_probe(pr, fd);
 	} else {
@@ -262,6 +355,8 @@ int probe_fd(int fd, struct probe_result *out)
 	}
 	if (rc == 0)
 		collect(pr, out);
+	if (rc >= 0 && UDEV_COMPAT >= 257)
+		loop_backing(fd, out); /* udev reads it whether or not a superblock was found */
 	rc = rc < 0 ? blkid_error(rc, errno) : 0;
 	blkid_free_probe(pr);
 	return rc;
@@ -288,10 +383,17 @@ int probe_props(const struct probe_result *p, int (*fn)(void *u, const char *key
 	r = r ?: emit(fn, u, "ID_FS_LABEL", p->fs_label);
 	r = r ?: emit(fn, u, "ID_FS_LABEL_ENC", p->fs_label_enc);
 	r = r ?: emit(fn, u, "ID_FS_VERSION", p->fs_version);
+	r = r ?: emit(fn, u, "ID_FS_BLOCKSIZE", p->fs_blocksize);
+	r = r ?: emit(fn, u, "ID_FS_LASTBLOCK", p->fs_lastblock);
+	r = r ?: emit(fn, u, "ID_FS_SIZE", p->fs_size);
 	r = r ?: emit(fn, u, "ID_FS_TYPE", p->fs_type);
 	r = r ?: emit(fn, u, "ID_FS_USAGE", p->fs_usage);
 	r = r ?: emit(fn, u, "ID_PART_TABLE_UUID", p->pt_uuid);
 	r = r ?: emit(fn, u, "ID_PART_TABLE_TYPE", p->pt_type);
+	r = r ?: emit(fn, u, "ID_LOOP_BACKING_DEVICE", p->loop_device);
+	r = r ?: emit(fn, u, "ID_LOOP_BACKING_INODE", p->loop_inode);
+	r = r ?: emit(fn, u, "ID_LOOP_BACKING_FILENAME", p->loop_name);
+	r = r ?: emit(fn, u, "ID_LOOP_BACKING_FILENAME_ENC", p->loop_name_enc);
 	if (r || !p->has_part_entry)
 		return r;
 	snprintf(num, sizeof(num), "%u", p->part_number);

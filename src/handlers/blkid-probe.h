@@ -13,6 +13,7 @@
 
 #define PROBE_VALUE_MAX 256  /* raw values are cut here (a label is <= 255) */
 #define PROBE_ENC_MAX (4 * PROBE_VALUE_MAX) /* \xNN escaping quadruples */
+#define PROBE_LOOP_NAME_MAX 64 /* the kernel's lo_file_name, NUL included */
 
 struct probe_result {
 	/* filesystem (or other superblock: swap, LUKS, raid member...) */
@@ -36,6 +37,16 @@ struct probe_result {
 	char part_name_enc[PROBE_ENC_MAX]; /* ID_PART_ENTRY_NAME (udev exports it encoded) */
 	char part_type[64];                /* ID_PART_ENTRY_TYPE */
 	unsigned int part_number;          /* ID_PART_ENTRY_NUMBER */
+	/* udev >= 257 only (UDEV_COMPAT): the superblock's size fields ... */
+	char fs_size[24];                  /* ID_FS_SIZE (libblkid FSSIZE), decimal */
+	char fs_lastblock[24];             /* ID_FS_LASTBLOCK */
+	char fs_blocksize[24];             /* ID_FS_BLOCKSIZE */
+	/* ... and a loop device's backing file (LOOP_GET_STATUS64) */
+	bool has_loop;
+	char loop_device[24];              /* ID_LOOP_BACKING_DEVICE: MAJ:MIN */
+	char loop_inode[24];               /* ID_LOOP_BACKING_INODE */
+	char loop_name[PROBE_LOOP_NAME_MAX];          /* ID_LOOP_BACKING_FILENAME */
+	char loop_name_enc[4 * PROBE_LOOP_NAME_MAX];  /* ID_LOOP_BACKING_FILENAME_ENC */
 };
 
 /*

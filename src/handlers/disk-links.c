@@ -35,6 +35,7 @@
 
 static const char *const link_dirs[] = {
 	"by-uuid", "by-label", "by-partuuid", "by-partlabel", "by-id", "by-path", "by-diskseq",
+	"by-loop-inode", "by-loop-ref", /* udev 257 */
 };
 
 struct device {

@@ -77,6 +77,24 @@ static void hardware_names(const char *sysfs, const struct uevent *ev, bool part
 		add(names, n, "by-path", found[i], suffix);
 }
 
+/*
+ * udev 257's links of a loop device by what backs it: by-loop-inode/MAJ:MIN-INODE
+ * of the backing file, and by-loop-ref/NAME (the encoded name userspace gave
+ * it, one path component: '/' is \x2f), "-partN" added for a partition.
+ */
+static void loop_names(const struct uevent *ev, bool partition, const struct probe_result *p,
+		       char names[][LINK_NAME_MAX], size_t *n)
+{
+	char suffix[32] = "", inode[64];
+
+	if (partition)
+		snprintf(suffix, sizeof(suffix), "-part%s",
+			 partition_number(strrchr(ev->devpath, '/') + 1));
+	snprintf(inode, sizeof(inode), "%s-%s", p->loop_device, p->loop_inode);
+	add(names, n, "by-loop-inode", inode, suffix);
+	add(names, n, "by-loop-ref", p->loop_name_enc, suffix);
+}
+
 size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 		       const struct probe_result *p, char names[][LINK_NAME_MAX])
 {
@@ -101,6 +119,8 @@ size_t disk_link_names(const char *sysfs, const struct uevent *ev,
 		snprintf(seq, sizeof(seq), "%llu", (unsigned long long)ev->diskseq);
 		add(names, &n, "by-diskseq", seq, "");
 	}
+	if (UDEV_COMPAT >= 257 && p && p->has_loop)
+		loop_names(ev, partition, p, names, &n);
 	hardware_names(sysfs, ev, partition, names, &n);
 	return n;
 }

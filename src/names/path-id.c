@@ -613,12 +613,23 @@ static const char *const storage_kernels[] = {
 	"scm*", "pmem*", "nbd*", "zd*",
 };
 
-bool path_id_storage_kernel(const char *sysname)
+/* Added to that list by udev 257 (UDEV_COMPAT). */
+static const char *const storage_kernels_257[] = { "rbd*", "zram*", "ublkb*" };
+
+static bool match_any(const char *const *patterns, size_t n, const char *sysname)
 {
-	for (size_t i = 0; i < sizeof(storage_kernels) / sizeof(storage_kernels[0]); i++)
-		if (fnmatch(storage_kernels[i], sysname, 0) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(patterns[i], sysname, 0) == 0)
 			return true;
 	return false;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+bool path_id_storage_kernel(const char *sysname)
+{
+	return match_any(storage_kernels, COUNT(storage_kernels), sysname) ||
+	       (UDEV_COMPAT >= 257 && match_any(storage_kernels_257, COUNT(storage_kernels_257), sysname));
 }
 
 bool path_id_probed_kernel(const char *sysname)
@@ -651,13 +662,12 @@ int path_id_storage_disk(const struct sysdev_root *root, const char *devpath,
 			 char sysname[SYSDEV_NAME_MAX])
 {
 	char t[SYSDEV_NAME_MAX], v[SYSDEV_ATTR_MAX + 1];
-	bool known = false;
+	bool known;
 
 	if (!sysdev_is_device(root, devpath) || !sysdev_subsystem_is(root, devpath, "block"))
 		return -ENODEV;
 	sysdev_sysname(devpath, sysname);
-	for (size_t i = 0; i < sizeof(storage_kernels) / sizeof(storage_kernels[0]); i++)
-		known = known || fnmatch(storage_kernels[i], sysname, 0) == 0;
+	known = path_id_storage_kernel(sysname);
 	/* links need a device node; a "whole_disk" partition is skipped */
 	if (!known || sysdev_attr(root, devpath, "dev", v, sizeof(v)) < 0 ||
 	    sysdev_attr(root, devpath, "whole_disk", v, sizeof(v)) != -ENOENT)

@@ -65,7 +65,7 @@ bool path_id_storage_kernel(const char *sysname);
 /*
  * A block device udev's rules probe with blkid: the storage kernel names
  * (60-persistent-storage), dm-* (13-dm-disk) and md* (63-md-raid-arrays).
- * Not fd*, ram*, zram*, mtdblock*: udev gives them no filesystem links,
+ * Not fd*, ram*, mtdblock* (nor zram* before udev 257): udev gives them no filesystem links,
  * and probing a floppy drive costs I/O errors and seconds.
  */
 bool path_id_probed_kernel(const char *sysname);

@@ -5,6 +5,9 @@
 # installed inside it by trixie's gcc 14) and runs the tree's own initdev.
 #   rules_check   `initdev rules check` over the whole of trixie's
 #                 /usr/lib/udev/rules.d and dracut 106's modules' rules
+#   parity_loop   `initdev rules test` against udev 257's `udevadm test`
+#                 (tests/rules/parity.sh run in the tree) on host loop
+#                 devices, with dracut 106's dm/lvm/mdraid rules
 #   plain_boot    kernel 6.12 and dracut 106's images (built in the tree:
 #                 stock, and with --add initdev), booted in QEMU on one
 #                 virtio disk: both reach the root with the same links
@@ -62,6 +65,105 @@ trixie_image() {
 	echo "$name.img: $(stat -c %s "$name.img") bytes"
 }
 
+# trixie_parity SYSPATH ACTION...: tests/rules/parity.sh in the tree (its
+# udevadm 257, the initdev built there) with dracut 106's dm, lvm and
+# mdraid rules (scripts/dracut-rules-set run in the tree), one run per
+# ACTION; outputs in the tree's /tmp/out-ACTION are printed on a difference.
+# Returns the last non-zero status of parity.sh (3: not comparable).
+trixie_parity() {
+	trixie_chroot sh -c '
+		s=$1; shift; rc=0
+		sh /run/files/dracut-rules-set /tmp/drs > /dev/null
+		for a in "$@"; do
+			PARITY_OUT=/tmp/out-$a sh /run/files/parity.sh /usr/local/sbin/initdev /tmp/drs "$s" "$a" || rc=$?
+		done
+		exit $rc' parity "$@"
+}
+
+# attach IMG: a loop device on the host for IMG, noted for the cleanup; its syspath
+attach() {
+	l=$(losetup --find --show "$1") || atf_skip "no loop devices here"
+	echo "$l" >> loops
+	echo "/sys/class/block/$(basename "$l")"
+}
+
+atf_test_case parity_loop cleanup
+parity_loop_head() {
+	atf_set descr "udev 257's udevadm test and initdev rules test agree on loop devices (ext4 with a hostile label, swap, vfat, empty, LUKS2): properties, links, RUN list, permissions"
+	trixie_head 900 "losetup mkfs.ext4 mkswap mkfs.vfat cryptsetup pvcreate"
+}
+parity_loop_body() {
+	trixie_setup
+	: > loops
+	mkdir files
+	cp "$srcdir/tests/rules/parity.sh" "$srcdir/scripts/dracut-rules-set" files/ ||
+		atf_fail "no parity.sh or dracut-rules-set in $srcdir"
+	TRIXIE_RUN_FILES=$PWD/files
+	export TRIXIE_RUN_FILES
+	truncate -s 32M a.img b.img c.img d.img luks.img pv.img
+	mkfs.ext4 -q -F -L 'lab el$x/..' a.img || atf_fail "mkfs.ext4"
+	mkswap -q -L 'sw ap' b.img || atf_fail "mkswap"
+	mkfs.vfat -n 'DOS$' c.img > /dev/null 2>&1 || atf_fail "mkfs.vfat"
+	printf k > key
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file key luks.img || atf_fail "cryptsetup luksFormat"
+	for i in a b c d luks; do
+		s=$(attach $i.img)
+		trixie_parity "$s" add change remove > "parity-$i.out" 2>&1
+		rc=$?
+		cat "parity-$i.out"
+		[ $rc -eq 0 ] || atf_fail "$i.img: initdev and udev 257 differ (above)"
+	done
+	# what is new in udev 257 was compared, not only what 252 had too
+	grep -q 'ID_FS_SIZE=\|fields equal' parity-a.out || atf_fail "no comparison ran"
+	trixie_chroot initdev rules test "/sys/class/block/$(basename "$(sed -n 1p loops)")" > a-add.out 2>&1
+	for want in 'ID_FS_SIZE=' 'ID_LOOP_BACKING_INODE=' '/dev/disk/by-loop-inode/' '/dev/disk/by-loop-ref/'; do
+		grep -q "$want" a-add.out || { cat a-add.out; atf_fail "initdev gave no $want: udev 257's additions were not compared"; }
+	done
+	# an LVM PV: 64-lvm.rules runs a PROGRAM, which 257's udevadm test skips
+	pvcreate -q -ff -y "$(losetup --find --show pv.img | tee -a loops)" > /dev/null 2>&1 ||
+		atf_fail "pvcreate"
+	s=/sys/class/block/$(basename "$(tail -n 1 loops)")
+	trixie_parity "$s" add > parity-pv.out 2>&1
+	rc=$?
+	cat parity-pv.out
+	[ $rc -eq 3 ] || atf_fail "an LVM PV should be reported not comparable (3), got $rc"
+}
+parity_loop_cleanup() {
+	[ -f loops ] && while read -r l; do losetup -d "$l" 2> /dev/null; done < loops
+	true
+}
+
+# a loop device whose name (lo_file_name, set by whoever attached it) holds
+# a line end: udev 257 exports it raw; initdev keeps it only encoded
+atf_test_case loop_name_hostile cleanup
+loop_name_hostile_head() {
+	atf_set descr "a loop device's backing name with a line end, '/' and '..': only the encoded name is exported, its by-loop-ref link is one component"
+	trixie_head 900 losetup
+}
+loop_name_hostile_body() {
+	trixie_setup
+	: > loops
+	# short: the kernel keeps 63 bytes of the name, and udev drops a name that long
+	top=$(mktemp -d /tmp/initdev-l.XXXXXX) && echo "$top" > top || atf_fail "mktemp"
+	d=$top/$(printf 'x\nS:vda')
+	mkdir "$d" && truncate -s 8M "$d/..img" || atf_fail "cannot make the image"
+	s=$(attach "$d/..img")
+	trixie_chroot initdev --log-target stderr rules test "$s" > out 2> err
+	cat out
+	grep -q '^ID_LOOP_BACKING_FILENAME=' out && atf_fail "the raw name with a line end was exported"
+	grep -q '^ID_LOOP_BACKING_FILENAME_ENC=.*x\\x0aS:vda\\x2f\.\.img$' out ||
+		atf_fail "no encoded name (\\x0a for the line end, \\x2f for '/')"
+	grep -q 'by-loop-ref/[^ /]*x\\x0aS:vda\\x2f\.\.img' out || atf_fail "no one-component by-loop-ref link"
+	grep -q '^S:vda' out && atf_fail "a line of the output was forged"
+	true
+}
+loop_name_hostile_cleanup() {
+	[ -f loops ] && while read -r l; do losetup -d "$l" 2> /dev/null; done < loops
+	[ -f top ] && rm -rf "$(cat top)"
+	true
+}
+
 atf_test_case plain_boot
 plain_boot_head() {
 	atf_set descr "Debian 13's kernel 6.12 and dracut 106: the image with initdev boots a plain root as the stock one does, with the same /dev/disk links"
@@ -108,5 +210,7 @@ plain_boot_body() {
 
 atf_init_test_cases() {
 	atf_add_test_case rules_check
+	atf_add_test_case parity_loop
+	atf_add_test_case loop_name_hostile
 	atf_add_test_case plain_boot
 }
