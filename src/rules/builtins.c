@@ -14,6 +14,7 @@
 #include "names/path-id.h"
 #include "names/usb-id.h"
 #include "rules/hwdb-search.h"
+#include "rules/keyboard.h"
 #include "rules/net-driver.h"
 
 static int set(struct rules_event *ev, const char *key, const char *value)
@@ -207,6 +208,24 @@ static int builtin_btrfs(struct rules_builtins *b, struct rules_event *ev, int a
 	return r;
 }
 
+static int builtin_keyboard(struct rules_builtins *b, struct rules_event *ev)
+{
+	static const struct logger quiet = { .fd = -1, .max_level = -1, .echo_fd = -1 };
+	struct sysdev_root tmp = { .fd = -1 };
+	const struct sysdev_root *root = sys_root(b, &tmp);
+	const char *name = rules_devname_rel(ev->devname);
+	char node[RULES_PATH_MAX] = "";
+	int r;
+
+	if (!root)
+		return -ENOENT;
+	if (name && (size_t)snprintf(node, sizeof(node), "%s/%s", b->dev, name) >= sizeof(node))
+		node[0] = '\0';
+	r = keyboard_builtin(root, ev->devpath, node, &ev->props, b->log ? b->log : &quiet);
+	sys_done(b, &tmp);
+	return r;
+}
+
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which, int argc,
 		       char **argv)
 {
@@ -222,6 +241,7 @@ int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which
 	case RB_USB_ID: return builtin_usb_id(b, ev);
 	case RB_HWDB: return builtin_hwdb(b, ev, argc, argv);
 	case RB_BTRFS: return builtin_btrfs(b, ev, argc, argv);
+	case RB_KEYBOARD: return builtin_keyboard(b, ev);
 	default:
 		if (!(__atomic_fetch_or(&b->warned, bit, __ATOMIC_RELAXED) & bit) && b->log)
 			log_msg(b->log, LOG_WARNING,

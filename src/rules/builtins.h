@@ -5,9 +5,10 @@
  * kmod load (through a loader the caller supplies), net_driver (udev 257:
  * ethtool's driver name, rules/net-driver.h), input_id (names/input-id.h),
  * usb_id (names/usb-id.h), hwdb (rules/hwdb-search.h over the hwdb.bin the
- * caller loaded), btrfs ready (the BTRFS_IOC_DEVICES_READY question). The
- * others udev has (keyboard, net_id, net_setup_link, uaccess) fail as a
- * failing builtin fails in udev, each logged once.
+ * caller loaded), btrfs ready (the BTRFS_IOC_DEVICES_READY question),
+ * keyboard (rules/keyboard.h). The others udev has (net_id,
+ * net_setup_link, uaccess) fail as a failing builtin fails in udev, each
+ * logged once.
  */
 #pragma once
 

@@ -31,7 +31,7 @@ static const struct {
 	[RB_BTRFS] = { "btrfs", false, true },
 	[RB_HWDB] = { "hwdb", false, true },
 	[RB_INPUT_ID] = { "input_id", true, true },
-	[RB_KEYBOARD] = { "keyboard", false, false },
+	[RB_KEYBOARD] = { "keyboard", false, true },
 	[RB_KMOD] = { "kmod", false, true },
 	[RB_NET_DRIVER] = { "net_driver", true, true },
 	[RB_NET_ID] = { "net_id", true, false },

@@ -141,7 +141,7 @@ const char *rules_builtin_name(enum rules_builtin b);
 int rules_builtin_lookup(const char *cmd);
 /* Builtins that run once per event (udev's run_once). */
 bool rules_builtin_run_once(enum rules_builtin b);
-/* The builtins initdev has (blkid, btrfs, hwdb, input_id, kmod, net_driver, path_id, usb_id). */
+/* The builtins initdev has (all of udev's but net_id, net_setup_link, uaccess). */
 bool rules_builtin_supported(enum rules_builtin b);
 
 struct rules_token {

@@ -110,6 +110,23 @@ for s in /sys/class/input/* /sys/bus/usb/devices/*; do
 	n=$((n + 1))
 	PARITY_DIRECT=1 PARITY_OUT=$o sh /tg/parity.sh /tg/initdev - "$s" add || fail=1
 done
+# the keyboard builtin through initdev alone (a rules file udevd does not read):
+# scan code 0x1e remapped to KEY_B (48), 0x30 put on the atkbd's force_release list
+kbd=
+for e in /sys/class/input/event*; do
+	[ "$(cat "$e/device/name" 2>/dev/null)" = "AT Translated Set 2 keyboard" ] && kbd=$e
+done
+if [ -n "$kbd" ]; then
+	# (two lines: udev runs a line's IMPORT before its assignments)
+	printf '%s\n' 'KERNEL=="event*", ENV{KEYBOARD_KEY_1e}="b", ENV{KEYBOARD_KEY_30}="!"' \
+		'KERNEL=="event*", IMPORT{builtin}="keyboard"' > /tmp/kbd.rules
+	before=$(/tg/evdev-keycode "/dev/input/${kbd##*/}" 1e)
+	/tg/initdev rules test --rules /tmp/kbd.rules "$kbd" > /tmp/kbd.out 2>&1 || cat /tmp/kbd.out
+	echo "KEYCODE-1E $before -> $(/tg/evdev-keycode "/dev/input/${kbd##*/}" 1e)"
+	echo "FORCE-RELEASE $(cat "$(readlink -f "$kbd/device/device")/force_release")"
+else
+	echo "SETUP-FAILED no AT keyboard"
+fi
 # what the builtins gave, so a reader sees they ran
 cat /tmp/p-*/udev.out | grep -E '^(ID_INPUT[A-Z_]*|ID_USB_INTERFACES|ID_SERIAL|ID_VENDOR_FROM_DATABASE|ID_MODEL_FROM_DATABASE)=' |
 	sort | awk '{ n[$0]++ } END { for (k in n) print n[k], k }'
@@ -120,7 +137,7 @@ EOF
 
 atf_test_case input_usb
 input_usb_head() {
-	atf_set descr "initdev rules test equals udevadm test on PS/2 and USB keyboards, mouse and tablet (input_id, usb_id, hwdb) in a guest"
+	atf_set descr "initdev rules test equals udevadm test on PS/2 and USB keyboards, mouse and tablet (input_id, usb_id, hwdb) in a guest; the keyboard builtin remaps a scan code"
 	atf_set require.user root
 	atf_set timeout 600
 }
@@ -141,8 +158,9 @@ input_usb_body() {
 	# the image's kmod has no insmod name: kmod answers to the name it is run by
 	insmod=$(command -v insmod) || atf_skip "no insmod on this host"
 	input_job > job.sh
+	keycode=$(readlink -f "$src/../evdev-keycode")
 	tg_run "$@" -f /usr/lib/udev/hwdb.bin=/etc/udev/hwdb.bin -p "$insmod=/tg/insmod" \
-		-p "$bin=/tg/initdev" \
+		-p "$bin=/tg/initdev" -p "$keycode=/tg/evdev-keycode" \
 		-f "$parity=/tg/parity.sh" -m 1536 -t 500 \
 		-q "-device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 -device usb-tablet,bus=xhci.0" \
 		job.sh job.out
@@ -153,6 +171,11 @@ input_usb_body() {
 		grep -q "$p" job.out || atf_fail "udev gave no $p: the case proves little"
 	done
 	grep -q '^PARITY-RESULT 0$' job.out || atf_fail "initdev and udev differ (above)"
+	grep -q '^KEYCODE-1E 30 -> 48$' job.out ||
+		atf_fail "the keyboard builtin did not remap scan code 0x1e from KEY_A to KEY_B"
+	# (the kernel prints the list sorted, as ranges)
+	grep -Eq '^FORCE-RELEASE (.*,)?48(,.*)?$' job.out ||
+		atf_fail "the keyboard builtin did not add scan code 0x30 to force_release"
 }
 
 atf_init_test_cases() {

@@ -27,7 +27,7 @@ rules_check_body() {
 	cat udev.out
 	n=$(find "$TRIXIE_TREE/usr/lib/udev/rules.d" -name '*.rules' | wc -l)
 	[ "$n" -ge 40 ] || atf_fail "only $n rules files in trixie's udev: the case proves little"
-	# what initdev lacks on purpose (keyboard, net_id, net_setup_link, uaccess, NAME=, ...)
+	# what initdev lacks on purpose (net_id, net_setup_link, uaccess, NAME=, ...)
 	# is named "not supported by initdev"; anything else is a language gap
 	if grep -v ': not supported by initdev$' udev.out | grep -q .; then
 		atf_fail "udev 257's rules: lines initdev does not understand (above)"
