@@ -31,6 +31,7 @@
 
 static const char *const dirs[] = {
 	"by-uuid", "by-label", "by-partuuid", "by-partlabel", "by-id", "by-path", "by-diskseq",
+	"by-loop-inode", "by-loop-ref", /* udev 257's loop links */
 };
 
 /* The rule, written from the header's words, not from links.c. */

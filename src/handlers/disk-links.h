@@ -56,7 +56,7 @@ void disk_links_fini(struct disk_links *l);
 /*
  * Make devpath claim exactly names[0..n) (each "by-xxx/NAME": one directory
  * among by-uuid, by-label, by-partuuid, by-partlabel, by-id, by-path,
- * by-diskseq, and one safe component), pointing at info->devname, with
+ * by-diskseq, by-loop-inode, by-loop-ref, and one safe component), pointing at info->devname, with
  * priority (unless the device's rules gave it one: that one stays, see
  * disk_links_update_rules). Names it claimed before and no longer does are released. A name
  * that is not safe is refused and logged. Returns 0 or -errno.
