@@ -89,8 +89,8 @@ static void loop_names(const struct uevent *ev, bool partition, const struct pro
 }
 
 /* One of udev 257's names below by-path/<dir>: "by-path/DIR/KIND/NAME". */
-static void add_nested(char names[][LINK_NAME_MAX], size_t *n, const char *dir,
-		       const char *kind, const char *name)
+static void add_nested(char names[][LINK_NAME_MAX], size_t *n, const char *dir, const char *kind,
+		       const char *name)
 {
 	if (*n >= DISK_NAMES_MAX || !name[0])
 		return;
