@@ -206,10 +206,13 @@ plain_boot_body() {
 	partuuid=$(cat /proc/sys/kernel/random/uuid)
 	fsuuid=$(cat /proc/sys/kernel/random/uuid)
 	gpt_disk parts.img "$partuuid" "$fsuuid" || atf_fail "cannot make parts.img"
+	# (-drive serial= is gone from QEMU: the disk is a -device, at slot 5 so that
+	# it enumerates after the root's and is vdb)
 	for n in stock initdev; do
 		if ! boot_qemu "$n.log" 900 "$KERNEL" "$n.img" "root=UUID=$uuid rd.retry=30" \
 			-drive file=root.ext4,if=virtio,format=raw \
-			-drive file=parts.img,if=virtio,format=raw,serial=initdev-parts; then
+			-drive file=parts.img,if=none,id=parts,format=raw \
+			-device virtio-blk-pci,drive=parts,serial=initdev-parts,addr=0x5; then
 			boot_log_tail "$n.log"
 			atf_fail "the $n image did not reach the root (above)"
 		fi
