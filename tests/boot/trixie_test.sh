@@ -181,7 +181,7 @@ gpt_disk() {
 
 atf_test_case plain_boot
 plain_boot_head() {
-	atf_set descr "Debian 13's kernel 6.12 and dracut 106: the image with initdev boots a plain root as the stock one does, with the same /dev/disk links"
+	atf_set descr "Debian 13's kernel 6.12 and dracut 106: the image with initdev boots a plain root as the stock one does, with the same /dev/disk links, udev 257's partition names on a second (GPT) disk among them"
 	trixie_head 1200 "qemu-system-x86_64 mkfs.ext4 sfdisk"
 }
 plain_boot_body() {
