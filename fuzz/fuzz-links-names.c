@@ -2,8 +2,10 @@
 /*
  * libFuzzer target for the /dev/disk link table. The input is NUL-separated:
  * a devname, then up to 8 link names, all hostile. Checked: disk_links_name_valid
- * agrees with the rule written out independently here; valid names (with a
- * valid devname) become exactly <dev>/disk/<name> -> ../../<devname>;
+ * agrees with the rule written out independently here (and so does
+ * disk_links_name_valid_compat, for udev 252 and 257 both); valid names (with a
+ * valid devname) become exactly <dev>/disk/<name> -> ../../<devname> (one
+ * "../" per directory: udev 257's nested by-path names are four deep);
  * nothing ever appears outside <dev>/disk/by-*; after removal no link is left.
  * The dev root is a private scratch directory made once per process.
  */
@@ -34,27 +36,71 @@ static const char *const dirs[] = {
 	"by-loop-inode", "by-loop-ref", /* udev 257's loop links */
 };
 
-/* The rule, written from the header's words, not from links.c. */
-static bool expect_valid(const char *name)
-{
-	const char *slash = strchr(name, '/');
-	const char *leaf;
-	size_t len;
-	bool dir_ok = false;
+/* udev 257's directories below by-path/<ID_PATH>-part/ */
+static const char *const part_dirs[] = {
+	"by-partnum", "by-partuuid", "by-partlabel", "by-uuid", "by-label",
+};
 
-	if (slash == NULL)
-		return false;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		dir_ok |= strlen(dirs[i]) == (size_t)(slash - name) &&
-			  strncmp(name, dirs[i], strlen(dirs[i])) == 0;
-	leaf = slash + 1;
-	len = strlen(leaf);
-	if (!dir_ok || len == 0 || len > 255 || strcmp(leaf, ".") == 0 || strcmp(leaf, "..") == 0)
+/* A safe component: 1..255 bytes, no '/', control byte or DEL, not "." or "..". */
+static bool safe_component(const char *s, size_t len)
+{
+	if (len == 0 || len > 255 || (len == 1 && s[0] == '.') ||
+	    (len == 2 && s[0] == '.' && s[1] == '.'))
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (leaf[i] == '/' || (unsigned char)leaf[i] < 0x20 || leaf[i] == 0x7f)
+		if (s[i] == '/' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return false;
 	return true;
+}
+
+static bool in_list(const char *const *list, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && strncmp(s, list[i], len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Split name at '/' into at most 5 parts (starts and lengths); the count,
+ * or 5 for "more than 4".
+ */
+static size_t components(const char *name, const char *start[5], size_t len[5])
+{
+	size_t k = 0;
+	const char *p = name;
+
+	for (;;) {
+		if (k == 5)
+			return 5;
+		start[k] = p;
+		len[k] = strcspn(p, "/");
+		k++;
+		if (p[len[k - 1]] == '\0')
+			return k;
+		p += len[k - 1] + 1;
+	}
+}
+
+/*
+ * The rule, written from the header's words, not from links.c: a known
+ * directory and one safe component; with udev 257 also
+ * by-path/<safe, ending in "-part", longer than that>/<part dir>/<safe>.
+ */
+static bool expect_valid(const char *name, int udev_compat)
+{
+	const char *c[5];
+	size_t len[5], k = components(name, c, len);
+
+	if (k == 2)
+		return in_list(dirs, sizeof(dirs) / sizeof(dirs[0]), c[0], len[0]) &&
+		       safe_component(c[1], len[1]);
+	if (k != 4 || udev_compat < 257 || len[0] != 7 || strncmp(c[0], "by-path", 7) != 0)
+		return false;
+	return safe_component(c[1], len[1]) && len[1] > 5 &&
+	       strncmp(c[1] + len[1] - 5, "-part", 5) == 0 &&
+	       in_list(part_dirs, sizeof(part_dirs) / sizeof(part_dirs[0]), c[2], len[2]) &&
+	       safe_component(c[3], len[3]);
 }
 
 static bool expect_devname(const char *s)
@@ -188,10 +234,35 @@ static void check_link(struct ctx *c, const char *name, const char *devname)
 	close(diskfd);
 	CHECK(n > 0);
 	buf[n] = '\0';
-	snprintf(want, sizeof(want), "../../%s", devname);
+	/* one "../" per directory below <dev>: disk/by-path/X-part/by-uuid/Y is 4 deep */
+	want[0] = '\0';
+	for (const char *p = name; p; p = strchr(p + 1, '/'))
+		strcat(want, "../");
+	strcat(want, devname);
 	CHECK(strcmp(buf, want) == 0);
 	CHECK(disk_links_resolve(&c->l, name, got, sizeof(got)));
 	CHECK(strcmp(got, devname) == 0);
+}
+
+/*
+ * True if another valid name of the input is a directory on name's way
+ * ("by-path/a-part" and "by-path/a-part/by-uuid/x"): only one of the two
+ * can be on disk, whichever came first; neither is checked.
+ */
+static bool blocked(char *const *parts, size_t n, size_t i)
+{
+	size_t li = strlen(parts[i]);
+
+	for (size_t j = 1; j < n; j++) {
+		size_t lj = strlen(parts[j]);
+
+		if (j == i || !expect_valid(parts[j], UDEV_COMPAT))
+			continue;
+		if ((lj < li && strncmp(parts[i], parts[j], lj) == 0 && parts[i][lj] == '/') ||
+		    (li < lj && strncmp(parts[j], parts[i], li) == 0 && parts[j][li] == '/'))
+			return true;
+	}
+	return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -214,13 +285,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&info, 0, sizeof(info));
 	snprintf(info.devname, sizeof(info.devname), "%s", parts[0]);
 	devname_ok = expect_devname(info.devname); /* as cut to the field */
-	for (size_t i = 1; i < n; i++)
-		CHECK(disk_links_name_valid(parts[i]) == expect_valid(parts[i]));
+	for (size_t i = 1; i < n; i++) {
+		CHECK(disk_links_name_valid(parts[i]) == expect_valid(parts[i], UDEV_COMPAT));
+		/* both rules, whichever this build keeps */
+		CHECK(disk_links_name_valid_compat(parts[i], 252) == expect_valid(parts[i], 252));
+		CHECK(disk_links_name_valid_compat(parts[i], 257) == expect_valid(parts[i], 257));
+	}
 	r = disk_links_update(&c->l, "/devices/fuzz", &info, 0, (const char *const *)parts + 1, n - 1);
 	CHECK(devname_ok ? r == 0 : r == -EINVAL);
 	check_tree(c, false);
 	for (size_t i = 1; i < n && devname_ok; i++)
-		if (expect_valid(parts[i]))
+		if (expect_valid(parts[i], UDEV_COMPAT) && !blocked(parts, n, i))
 			check_link(c, parts[i], info.devname);
 	CHECK(disk_links_remove(&c->l, "/devices/fuzz") == 0);
 	disk_links_snapshot(&c->l, &st);

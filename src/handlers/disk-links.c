@@ -120,13 +120,53 @@ bool disk_links_path_valid(const char *name)
 	}
 }
 
-bool disk_links_name_valid(const char *name)
+/* The directories below by-path/<ID_PATH>-part/ (udev 257). */
+static const char *const part_dirs[] = {
+	"by-partnum", "by-partuuid", "by-partlabel", "by-uuid", "by-label",
+};
+
+static bool known_part_dir(const char *dir, size_t len)
+{
+	for (size_t i = 0; i < sizeof(part_dirs) / sizeof(part_dirs[0]); i++)
+		if (strlen(part_dirs[i]) == len && memcmp(part_dirs[i], dir, len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * udev 257's "by-path/<ID_PATH>-part/by-xxx/NAME" (rest: what follows
+ * "by-path/"): a component ending in "-part" with something before it, a
+ * known directory, one component. Nothing deeper.
+ */
+static bool nested_ok(const char *rest)
+{
+	const char *a = strchr(rest, '/'), *b;
+	size_t len;
+
+	if (a == NULL || (b = strchr(a + 1, '/')) == NULL)
+		return false;
+	len = (size_t)(a - rest);
+	if (len <= 5 || memcmp(a - 5, "-part", 5) != 0 || !component_ok(rest, len) ||
+	    !known_part_dir(a + 1, (size_t)(b - a - 1)))
+		return false;
+	return component_ok(b + 1, strnlen(b + 1, NAME_MAX + 1));
+}
+
+bool disk_links_name_valid_compat(const char *name, int udev_compat)
 {
 	const char *slash = strchr(name, '/');
 
 	if (slash == NULL || !known_dir(name, (size_t)(slash - name)))
 		return false;
-	return component_ok(slash + 1, strnlen(slash + 1, NAME_MAX + 1));
+	if (component_ok(slash + 1, strnlen(slash + 1, NAME_MAX + 1)))
+		return true;
+	return udev_compat >= 257 && slash - name == 7 && memcmp(name, "by-path", 7) == 0 &&
+	       nested_ok(slash + 1);
+}
+
+bool disk_links_name_valid(const char *name)
+{
+	return disk_links_name_valid_compat(name, UDEV_COMPAT);
 }
 
 /* DEVNAME is relative to /dev: components, none of them "." or "..". */

@@ -56,7 +56,8 @@ void disk_links_fini(struct disk_links *l);
 /*
  * Make devpath claim exactly names[0..n) (each "by-xxx/NAME": one directory
  * among by-uuid, by-label, by-partuuid, by-partlabel, by-id, by-path,
- * by-diskseq, by-loop-inode, by-loop-ref, and one safe component), pointing at info->devname, with
+ * by-diskseq, by-loop-inode, by-loop-ref, and one safe component; or a
+ * nested by-path name, disk_links_name_valid), pointing at info->devname, with
  * priority (unless the device's rules gave it one: that one stays, see
  * disk_links_update_rules). Names it claimed before and no longer does are released. A name
  * that is not safe is refused and logged. Returns 0 or -errno.
@@ -110,7 +111,18 @@ void disk_links_foreach_conflict(struct disk_links *l,
 
 void disk_links_snapshot(struct disk_links *l, struct disk_links_stats *s);
 
-/* True if name is "by-xxx/NAME" with a known directory and one safe component. */
+/*
+ * True if name is "by-xxx/NAME" with a known directory and one safe
+ * component; with udev 257 compatibility (UDEV_COMPAT) also udev 257's
+ * partition names below a disk's by-path name,
+ * "by-path/<ID_PATH>-part/by-{partnum,partuuid,partlabel,uuid,label}/NAME"
+ * (the first component a safe one ending in "-part" with at least one byte
+ * before it, NAME one safe component), and nothing deeper or different.
+ * A safe component: 1..255 bytes, no '/', no control byte or DEL, not "."
+ * or "..".
+ */
 bool disk_links_name_valid(const char *name);
+/* The same rule for udev udev_compat (252: the flat names only), for tests. */
+bool disk_links_name_valid_compat(const char *name, int udev_compat);
 /* True if name is 1 to 9 safe components ("a/b/c"): a rules link below --dev. */
 bool disk_links_path_valid(const char *name);

@@ -740,6 +740,41 @@ static int links_root(const struct sysdev_root *root, const char *devpath,
 	return (int)n;
 }
 
+/* "<ID_PATH>-part" as udev 257 forms it below by-path, or -ENOENT. */
+static int part_dir_root(const struct sysdev_root *root, const char *devpath,
+			 char name[PATH_ID_NAME_MAX])
+{
+	char sysname[SYSDEV_NAME_MAX], path[PATH_ID_MAX], compat[PATH_ID_MAX];
+	char names[1][PATH_ID_NAME_MAX];
+	size_t n = 0;
+	int r;
+
+	if (strlen(devpath) >= SYSDEV_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (path_id_storage_disk(root, devpath, sysname) < 0 || !path_id_wanted(root, devpath))
+		return -ENOENT;
+	r = path_id_root(root, devpath, path, sizeof(path), compat);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOENT;
+	path_id_add_link(names, &n, 1, "", path, "-part", false);
+	if (n == 0)
+		return -ENOENT;
+	memcpy(name, names[0], PATH_ID_NAME_MAX);
+	return 0;
+}
+
+int path_id_part_dir(const char *sysfs, const char *devpath, char name[PATH_ID_NAME_MAX])
+{
+	struct sysdev_root root;
+	int r = sysdev_root_open(&root, sysfs);
+
+	if (r < 0)
+		return r;
+	r = part_dir_root(&root, devpath, name);
+	sysdev_root_close(&root);
+	return r;
+}
+
 int path_id_links(const char *sysfs, const char *devpath,
 		  char names[][PATH_ID_NAME_MAX], size_t max)
 {

@@ -50,6 +50,16 @@ int path_id_full(const char *sysfs, const char *devpath, char *out, size_t size,
 int path_id_links(const char *sysfs, const char *devpath,
 		  char names[][PATH_ID_NAME_MAX], size_t max);
 
+/*
+ * udev 257's directory for a partition's nested by-path links
+ * ("by-path/<ID_PATH>-part/by-partnum/N"): "<ID_PATH>-part" of the whole
+ * disk at sysfs + devpath, escaped as path_id_links escapes ID_PATH, one
+ * path component (a '/' from sysfs, or over 255 bytes: none). 0, or
+ * -ENOENT where udev has no ID_PATH for the disk (no nested links), or
+ * -errno.
+ */
+int path_id_part_dir(const char *sysfs, const char *devpath, char name[PATH_ID_NAME_MAX]);
+
 /* ---- shared with disk-id.c ---- */
 
 /*

@@ -94,7 +94,9 @@ EOF
 }
 
 # boot_write_init FILE: the test root's /sbin/init. It reports the boot and
-# every /dev/disk/by-* link on the console, then powers off.
+# every /dev/disk/by-* link on the console, then powers off. Links one level
+# down (by-uuid/X) and udev 257's three levels down
+# (by-path/<ID_PATH>-part/by-uuid/X); the directories between are not links.
 boot_write_init() {
 	{
 		printf '#!/bin/sh\n# initdev boot-test init: report and power off.\nexport PATH=/bin\n'
@@ -104,8 +106,9 @@ boot_write_init() {
 echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 echo "BOOT-RESULT ok uptime=$up"
-for l in /dev/disk/by-*/*; do
+for l in /dev/disk/by-*/* /dev/disk/by-*/*/*/*; do
 	[ -e "$l" ] || [ -L "$l" ] || continue
+	[ -d "$l" ] && [ ! -L "$l" ] && continue
 	name=${l#/dev/disk/}
 	printf 'BOOT-LINK %s -> %s\n' "$name" "$(readlink -f "$l")"
 done
@@ -439,7 +442,8 @@ boot_initdev_image() {
 # harness one (kept as /sbin/init-report): what is left of initdev after
 # switch_root, its counters, (with initdev.test.trace on the kernel command
 # line) the trace and status.json it left in /run/initdev, the loaded modules, /dev/disk's top level,
-# anything under /dev/disk/by-* that is not a symlink, each disk's diskseq,
+# anything under /dev/disk/by-* that is not a symlink (below udev 257's
+# by-path/<ID_PATH>-part/by-xxx/ directories too), each disk's diskseq,
 # and the links whose names start with a dot (the harness' glob skips them).
 boot_write_report_init() {
 	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
@@ -476,6 +480,16 @@ for e in /dev/disk/* /dev/disk/.[!.]* /dev/disk/..?*; do
 done
 for e in /dev/disk/by-*/* /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
 	[ -e "$e" ] || [ -L "$e" ] || continue
+	# udev 257's by-path/<ID_PATH>-part/by-xxx/ directories: what is in them
+	case $e in
+	/dev/disk/by-path/*-part) if [ -d "$e" ] && [ ! -L "$e" ]; then
+		for f in "$e"/* "$e"/*/* "$e"/*/.[!.]* "$e"/*/..?*; do
+			[ -e "$f" ] || [ -L "$f" ] || continue
+			[ -L "$f" ] || [ "${f%/*}" = "$e" ] || echo "INITDEV-NOTLINK ${f#/dev/disk/}"
+		done
+		continue
+	fi ;;
+	esac
 	[ -L "$e" ] || echo "INITDEV-NOTLINK ${e#/dev/disk/}"
 done
 for b in /sys/class/block/*; do
@@ -483,7 +497,8 @@ for b in /sys/class/block/*; do
 	else s=$(cat "$b/diskseq" 2> /dev/null); fi
 	[ -n "$s" ] && echo "INITDEV-DISKSEQ /dev/${b##*/} $s"
 done
-for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?*; do
+for l in /dev/disk/by-*/.[!.]* /dev/disk/by-*/..?* /dev/disk/by-path/*/*/.[!.]* \
+	/dev/disk/by-path/*/*/..?*; do
 	[ -L "$l" ] || continue
 	printf 'BOOT-LINK %s -> %s\n' "${l#/dev/disk/}" "$(readlink -f "$l")"
 done

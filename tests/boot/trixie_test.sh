@@ -9,8 +9,12 @@
 #                 (tests/rules/parity.sh run in the tree) on host loop
 #                 devices, with dracut 106's dm/lvm/mdraid rules
 #   plain_boot    kernel 6.12 and dracut 106's images (built in the tree:
-#                 stock, and with --add initdev), booted in QEMU on one
-#                 virtio disk: both reach the root with the same links
+#                 stock, and with --add initdev), booted in QEMU on a
+#                 virtio root disk and a second one with a GPT partition
+#                 (ext4; label and partlabel with '/', ' ' and ".."): both
+#                 reach the root with the same links, udev 257's
+#                 partition names (by-diskseq/N-partM, by-path/<ID_PATH>-part/
+#                 by-{partnum,partuuid,partlabel,uuid,label}/X) among them
 # Cold, the tree takes minutes to make (trixie-tree): the timeout allows it.
 
 # shellcheck source=tests/boot/trixie-lib.sh
@@ -164,10 +168,21 @@ loop_name_hostile_cleanup() {
 	true
 }
 
+# gpt_disk IMG PARTUUID FSUUID: a 16 MiB disk image with a GPT (sfdisk on
+# the file) and one partition at 1 MiB, partlabel "p/ar t..", holding an
+# ext4 filesystem labelled "da ta/.." (mkfs.ext4 at that offset). Nothing
+# is mounted or attached.
+gpt_disk() {
+	rm -f "$1" && truncate -s 16M "$1" || return 1
+	printf 'label: gpt\nstart=2048, size=24576, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, uuid=%s, name="p/ar t.."\n' \
+		"$2" | sfdisk -q "$1" > /dev/null || return 1
+	mkfs.ext4 -q -F -L 'da ta/..' -U "$3" -E offset=1048576 "$1" 12M > /dev/null
+}
+
 atf_test_case plain_boot
 plain_boot_head() {
-	atf_set descr "Debian 13's kernel 6.12 and dracut 106: the image with initdev boots a plain root as the stock one does, with the same /dev/disk links"
-	trixie_head 1200 "qemu-system-x86_64 mkfs.ext4"
+	atf_set descr "Debian 13's kernel 6.12 and dracut 106: the image with initdev boots a plain root as the stock one does, with the same /dev/disk links, udev 257's partition names on a second (GPT) disk among them"
+	trixie_head 1200 "qemu-system-x86_64 mkfs.ext4 sfdisk"
 }
 plain_boot_body() {
 	trixie_setup
@@ -188,9 +203,16 @@ plain_boot_body() {
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
 	boot_write_report_init staging || atf_fail "cannot write the reporting init"
 	boot_make_ext4 root.ext4 32 staging "$uuid" trixieroot || atf_fail "cannot make root.ext4"
+	partuuid=$(cat /proc/sys/kernel/random/uuid)
+	fsuuid=$(cat /proc/sys/kernel/random/uuid)
+	gpt_disk parts.img "$partuuid" "$fsuuid" || atf_fail "cannot make parts.img"
+	# (-drive serial= is gone from QEMU: the disk is a -device, at slot 5 so that
+	# it enumerates after the root's and is vdb)
 	for n in stock initdev; do
 		if ! boot_qemu "$n.log" 900 "$KERNEL" "$n.img" "root=UUID=$uuid rd.retry=30" \
-			-drive file=root.ext4,if=virtio,format=raw; then
+			-drive file=root.ext4,if=virtio,format=raw \
+			-drive file=parts.img,if=none,id=parts,format=raw \
+			-device virtio-blk-pci,drive=parts,serial=initdev-parts,addr=0x5; then
 			boot_log_tail "$n.log"
 			atf_fail "the $n image did not reach the root (above)"
 		fi
@@ -201,6 +223,15 @@ plain_boot_body() {
 		{ boot_log_tail initdev.log; atf_fail "no by-uuid link to the root"; }
 	diff -u stock.links initdev.links ||
 		atf_fail "/dev/disk links differ: '-' udevd 257 only, '+' initdev only"
+	# udev 257's partition names were compared, not only what 252 made too
+	pl='p\\x2far\\x20t..' fl='da\\x20ta\\x2f..'
+	for want in "by-diskseq/[0-9]*-part1" "by-id/virtio-initdev-parts-part1" \
+		"by-path/[^/]*-part/by-partnum/1" "by-path/[^/]*-part/by-partuuid/$partuuid" \
+		"by-path/[^/]*-part/by-partlabel/$pl" "by-path/[^/]*-part/by-uuid/$fsuuid" \
+		"by-path/[^/]*-part/by-label/$fl" "by-partlabel/$pl" "by-label/$fl"; do
+		grep -qx "$want -> /dev/vdb1" stock.links ||
+			atf_fail "udevd 257 made no $want for vdb1: revisit this case"
+	done
 	tr -d '\r' < initdev.log | grep -q '^INITDEV-STATUS phase: settled' ||
 		{ boot_log_tail initdev.log; atf_fail "initdev was not settled at pre-pivot"; }
 	tr -d '\r' < stock.log | grep -q 'INITDEV-PROC' &&

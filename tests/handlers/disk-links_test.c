@@ -540,6 +540,93 @@ ATF_TC_BODY(hostile_names, tc)
 }
 
 /* <dev>/disk is a symlink to somewhere else: refused, nothing written there. */
+/*
+ * udev 257's partition names below a disk's by-path name: exactly
+ * by-path/<X-part>/by-{partnum,partuuid,partlabel,uuid,label}/<one component>.
+ * Both rules are checked (disk_links_name_valid_compat); the table keeps the
+ * build's (UDEV_COMPAT).
+ */
+ATF_TC_WITHOUT_HEAD(nested_path_names);
+ATF_TC_BODY(nested_path_names, tc)
+{
+	static const char *const good[] = {
+		"by-path/pci-0000:00:05.0-part/by-partnum/1",
+		"by-path/pci-0000:00:05.0-part/by-partuuid/3f2a0d1e-1c3b-4a5d-8e6f-0a1b2c3d4e5f",
+		"by-path/pci-0000:00:05.0-part/by-partlabel/a\\x2f..\\x2fb",
+		"by-path/pci-0000:00:05.0-part/by-uuid/1234-ABCD",
+		"by-path/pci-0000:00:05.0-part/by-label/..x",
+		"by-path/x-part/by-label/gr\xc3\xbc\xc3\x9f",
+		"by-path/..-part/by-label/x", /* a plain name, not ".." */
+	};
+	static const char *const bad[] = {
+		"by-path/-part/by-partnum/1",              /* no ID_PATH before "-part" */
+		"by-path/pci-0000:00:05.0/by-partnum/1",   /* not "-part" */
+		"by-path/pci-0000:00:05.0-part1/by-uuid/x",
+		"by-path/x-part/by-id/x",                  /* not a partition directory */
+		"by-path/x-part/by-diskseq/1",
+		"by-path/x-part/by-partnum",               /* too short */
+		"by-path/x-part/by-partnum/",
+		"by-path/x-part/by-label/.",
+		"by-path/x-part/by-label/..",
+		"by-path/x-part/by-label/../../../../etc", /* a raw '/' in a label */
+		"by-path/x-part/by-label/a/b",             /* deeper */
+		"by-path/x-part/by-label/a\nb",
+		"by-path/x-part/by-label/\x7f",
+		"by-path/../by-label/x",
+		"by-path/x-part//by-label/x",
+		"by-path/x-part/./by-label/x",
+		"by-path/x-part/by-partnum/1/by-uuid/x",
+		"by-path/a/x-part/by-uuid/x",
+		"by-uuid/x-part/by-uuid/x",                /* only below by-path */
+		"by-id/x-part/by-uuid/x",
+		"disk/by-path/x-part/by-uuid/x",
+	};
+	char longname[600];
+	struct fx f;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ATF_CHECK_MSG(disk_links_name_valid_compat(good[i], 257), "257 refused %zu", i);
+		ATF_CHECK_MSG(!disk_links_name_valid_compat(good[i], 252), "252 accepted %zu", i);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_MSG(!disk_links_name_valid_compat(bad[i], 257) &&
+				      !disk_links_name_valid_compat(bad[i], 252),
+			      "accepted bad %zu", i);
+	/* one component is 255 bytes at most, in either place */
+	snprintf(longname, sizeof(longname), "by-path/%0250d-part/by-label/%0255d", 0, 0);
+	ATF_CHECK(disk_links_name_valid_compat(longname, 257));
+	snprintf(longname, sizeof(longname), "by-path/%0251d-part/by-label/x", 0);
+	ATF_CHECK(!disk_links_name_valid_compat(longname, 257));
+	snprintf(longname, sizeof(longname), "by-path/x-part/by-label/%0256d", 0);
+	ATF_CHECK(!disk_links_name_valid_compat(longname, 257));
+	/* the flat names stay as they were */
+	ATF_CHECK(disk_links_name_valid_compat("by-path/pci-0000:00:05.0-part1", 252));
+	ATF_CHECK(disk_links_name_valid_compat("by-path/pci-0000:00:05.0-part1", 257));
+	ATF_CHECK(disk_links_name_valid_compat("by-diskseq/3-part1", 257));
+
+	fx_init(&f);
+	make_node("vdb1");
+	ATF_CHECK_EQ(upd(&f, "/devices/p", "vdb1", 0, good[0], good[3], good[4],
+			 "by-path/x-part/by-label/a/b", NULL), 0);
+	if (UDEV_COMPAT >= 257) {
+		/* udev's relative targets: one "../" per directory below dev */
+		ATF_CHECK_STREQ(link_of(good[0]), "../../../../vdb1");
+		ATF_CHECK_STREQ(link_of(good[3]), "../../../../vdb1");
+		ATF_CHECK_STREQ(link_of(good[4]), "../../../../vdb1");
+		ATF_CHECK(exists("dev/vdb1") && !exists("dev/disk/by-path/x-part/by-label/a"));
+		ATF_CHECK_EQ(stats(&f).links, 3);
+		ATF_CHECK_EQ(stats(&f).errors, 1);
+	} else {
+		ATF_CHECK(!exists("dev/disk"));
+		ATF_CHECK_EQ(stats(&f).errors, 4);
+	}
+	/* gone with the device, directories too (as udev) */
+	ATF_CHECK_EQ(disk_links_remove(&f.l, "/devices/p"), 0);
+	ATF_CHECK(!exists("dev/disk"));
+	ATF_CHECK_EQ(stats(&f).links, 0);
+	fx_fini(&f);
+}
+
 ATF_TC_WITHOUT_HEAD(planted_disk_symlink);
 ATF_TC_BODY(planted_disk_symlink, tc)
 {
@@ -869,6 +956,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, devname_subdir);
 	ATF_TP_ADD_TC(tp, no_dangling);
 	ATF_TP_ADD_TC(tp, hostile_names);
+	ATF_TP_ADD_TC(tp, nested_path_names);
 	ATF_TP_ADD_TC(tp, planted_disk_symlink);
 	ATF_TP_ADD_TC(tp, planted_subdir);
 	ATF_TP_ADD_TC(tp, foreign_entries);
