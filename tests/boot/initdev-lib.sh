@@ -123,3 +123,14 @@ fail_with_log() {
 	boot_log_tail boot.log
 	atf_fail "$1"
 }
+
+# boot_selected CASE "CI_CASES": skip CASE unless the selected set of boot
+# cases holds it: the kyua/atf variable stacked_set or STACKED_SET ("ci":
+# only CI_CASES, as scripts/check runs them; default "all": every case).
+boot_selected() {
+	set_=${STACKED_SET:-all}
+	atf_config_has stacked_set && set_=$(atf_config_get stacked_set)
+	[ "$set_" = all ] && return 0
+	case " $(echo $2) " in *" $1 "*) return 0 ;; esac
+	atf_skip "not in the stacked_set=$set_ cases (stacked_set=all runs every case)"
+}

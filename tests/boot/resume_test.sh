@@ -42,13 +42,7 @@ RESUME_CI_CASES="initdev_resume initdev_garbage_header"
 . "$(dirname "$0")/initdev-lib.sh"
 
 # resume_selected CASE: skip CASE unless the selected set holds it.
-resume_selected() {
-	set_=${STACKED_SET:-all}
-	atf_config_has stacked_set && set_=$(atf_config_get stacked_set)
-	[ "$set_" = all ] && return 0
-	case " $RESUME_CI_CASES " in *" $1 "*) return 0 ;; esac
-	atf_skip "not in the stacked_set=$set_ cases (stacked_set=all runs every case)"
-}
+resume_selected() { boot_selected "$1" "$RESUME_CI_CASES"; }
 
 # write_resume_init FILE: the root's init after the report (init-report):
 # with initdev.test.hibernate on the command line, swap on vdb1 and

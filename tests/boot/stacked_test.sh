@@ -40,13 +40,7 @@ STACKED_CI_CASES="stock_lvm_luks initdev_lvm_luks stock_md_both initdev_md_both
 stock_hostile initdev_hostile initdev_handoff_dm initdev_bad_luks_header"
 
 # stacked_selected CASE: skip CASE unless the selected set holds it.
-stacked_selected() {
-	set_=${STACKED_SET:-all}
-	atf_config_has stacked_set && set_=$(atf_config_get stacked_set)
-	[ "$set_" = all ] && return 0
-	case " $(echo $STACKED_CI_CASES) " in *" $1 "*) return 0 ;; esac
-	atf_skip "not in the stacked_set=$set_ cases (stacked_set=all runs every case)"
-}
+stacked_selected() { boot_selected "$1" "$STACKED_CI_CASES"; }
 
 # shellcheck source=tests/boot/initdev-lib.sh
 . "$(dirname "$0")/initdev-lib.sh"
