@@ -217,6 +217,9 @@ start=2048, size=$(boot_disk_sectors "$2"), type=83"
 #   dependencies go in; systemd, systemd-initrd and dracut-systemd are also
 #   omitted, so 99base's own (non-systemd) init.sh is /init and
 #   systemd-udevd comes in through udev-rules;
+# - MODULES "" means dracut's default module set instead (no -m, nothing
+#   omitted but what the arguments omit): where systemd is installed, a
+#   systemd initrd, as a plain `dracut` builds it;
 # - --conf/--confdir point at empty files under OUT's directory, so
 #   /etc/dracut.conf{,.d} cannot add modules; --tmpdir keeps scratch there;
 # - --no-early-microcode, --no-compress, --nostrip keep it quick;
@@ -232,11 +235,13 @@ boot_make_initramfs() (
 	rm -rf "$work"
 	mkdir -p "$work/confdir" "$work/tmp" || return 1
 	: > "$work/dracut.conf"
+	if [ -n "$mods" ]; then
+		set -- -m "$mods" --omit "systemd systemd-initrd dracut-systemd" "$@"
+	fi
 	dracutbasedir=$tree dracut --conf "$work/dracut.conf" \
 		--confdir "$work/confdir" --tmpdir "$work/tmp" \
 		--no-hostonly --kver "$kver" --no-compress --force \
 		--no-early-microcode --nostrip \
-		-m "$mods" --omit "systemd systemd-initrd dracut-systemd" \
 		--add-drivers "$drivers" "$@" "$out" > "$out.log" 2>&1
 	rc=$?
 	rm -rf "$work"
