@@ -134,3 +134,16 @@ boot_selected() {
 	case " $(echo $2) " in *" $1 "*) return 0 ;; esac
 	atf_skip "not in the stacked_set=$set_ cases (stacked_set=all runs every case)"
 }
+
+# refused_included LOG: the modules 90initdev (staged) refuses that the
+# build whose log is LOG included, space-separated.
+refused_included() {
+	refused=$(bash -c '. "$1"/module-setup.sh && initdev_conflicting_modules' \
+		sh "$INITDEV_MODULE" | tr -s ' ' '\n') || return 1
+	[ -n "$refused" ] || return 1
+	sed -n 's/.*Including module: \([^ ]*\) .*/\1/p' "$1" |
+		while read -r m; do
+			printf '%s\n' "$refused" | grep -qx -- "$m" && printf '%s ' "$m"
+		done
+	return 0
+}

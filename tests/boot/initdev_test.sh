@@ -489,11 +489,16 @@ naming_parity_body() {
 	expect_clean_handover
 }
 
-# expect_refused LOG WHAT: dracut failed with initdev's refusal naming WHAT.
+# expect_refused LOG WHAT: dracut failed with initdev's refusal naming WHAT,
+# and a line giving the reason for WHAT.
 expect_refused() {
 	if ! grep -q "dracut module 'initdev' cannot be combined with: .*$2" "$1"; then
 		cat "$1"
 		atf_fail "dracut did not refuse initdev together with $2 (log above)"
+	fi
+	if ! grep -Eq "  $2: .{20}" "$1"; then
+		cat "$1"
+		atf_fail "dracut's refusal does not say why $2 is refused (log above)"
 	fi
 }
 

@@ -22,9 +22,15 @@
 #     an image pointer that leads nowhere): the kernel refuses it and the
 #     boot goes on to the root, with initdev as with udevd.
 #
+# Both flows: dracut's non-systemd init (base rootfs-block udev-rules
+# resume), and dracut's default image, a systemd initrd, where
+# systemd-hibernate-resume-generator's unit waits for the swap's device
+# unit (plugged by initdev's database and broadcast) and writes
+# /sys/power/resume (systemd_*: the default images, ~140 MB each).
+#
 # Cases in the ci set (STACKED_SET / stacked_set, as stacked_test):
 # initdev_resume and initdev_garbage_header; stacked_set=all adds the
-# stock cycles they are compared with.
+# stock cycles they are compared with and the systemd flow's two cycles.
 #   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/resume_test.sh -s /work/main/tests/boot initdev_resume
 
@@ -91,6 +97,11 @@ resume_setup() {
 	initdev_setup "${1:-}"
 	grep -q 'Including module: resume ' "$INITRD.log" ||
 		atf_fail "dracut did not include its resume module with initdev (see $INITRD.log)"
+	resume_root
+}
+
+# resume_root: the root's init (write_resume_init behind the report), root.ext4, swap.fs.
+resume_root() {
 	write_resume_init staging/sbin/init-report || atf_fail "cannot write the root's init"
 	ln -sf busybox staging/bin/swapon
 	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
@@ -104,6 +115,34 @@ resume_setup() {
 	}
 }
 
+# resume_systemd_setup [stock]: dracut's default image (a systemd initrd
+# where systemd is installed) with --add initdev, the refused modules the
+# stock build includes omitted (as systemd_initrd_test), and with "stock"
+# the stock default image; the root and the swap as resume_setup.
+resume_systemd_setup() {
+	STOCK_MODULES="" DRIVERS="" BOOT_TIMEOUT=420
+	harness_setup
+	initdev_locate
+	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
+	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "") ||
+		atf_fail "dracut could not build the stock default image"
+	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
+	OMIT=${OMIT% }
+	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"}) ||
+		atf_fail "dracut could not build the initdev default image"
+	for img in "$STOCK_INITRD" "$INITRD"; do
+		grep -q 'Including module: systemd-initrd ' "$img.log" &&
+			grep -q 'Including module: resume ' "$img.log" ||
+			atf_fail "$img is not a systemd initrd with the resume module (see $img.log)"
+	done
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	echo "images: stock $STOCK_INITRD, initdev $INITRD (omitted: ${OMIT:-none})"
+	boot_make_rootfs staging || atf_fail "cannot make the root tree"
+	boot_write_report_init staging || atf_fail "cannot write the reporting init"
+	resume_root
+}
+
 # swap_disk: swap.img, the GPT disk holding swap.fs (as it is now).
 swap_disk() {
 	boot_make_gpt_disk swap.img swap.fs resume-swap "$SWAP_PARTUUID" ||
@@ -113,7 +152,7 @@ swap_disk() {
 # guest LOG IMAGE "APPEND": boot IMAGE with the root and the swap disk.
 guest() {
 	boot_qemu "$1" "$BOOT_TIMEOUT" "$KERNEL" "$2" \
-		"root=UUID=$ROOT_UUID resume=UUID=$SWAP_UUID $3 $BOOT_DRACUT_APPEND" \
+		"root=UUID=$ROOT_UUID resume=UUID=$SWAP_UUID rd.emergency=poweroff $3 $BOOT_DRACUT_APPEND" \
 		-drive file=root.ext4,if=virtio,format=raw \
 		-drive file=swap.img,if=virtio,format=raw
 }
@@ -123,13 +162,19 @@ test_lines() {
 	tr -d '\r' < "$2" | sed -n "s/^RESUME-TEST $1//p"
 }
 
+# switched LOG: the initramfs switched root (dracut's init.sh says so; in
+# the systemd initrd, PID 1 starts initrd-switch-root.service).
+switched() {
+	tr -d '\r' < "$1" | grep -q 'dracut: Switching root\|initrd-switch-root\.service'
+}
+
 # cycle NAME IMAGE: hibernate in one boot, resume in the next.
 cycle() {
 	name=$1 img=$2
 	swap_disk
 	guest hibernate.log "$img" initdev.test.hibernate || true
 	echo "$name: hibernating boot: wall $(cat hibernate.log.wall)s"
-	tr -d '\r' < hibernate.log | grep -q 'dracut: Switching root' || {
+	switched hibernate.log || {
 		boot_log_tail hibernate.log
 		atf_fail "$name: with no image in the swap, the boot did not reach the root"
 	}
@@ -161,7 +206,7 @@ cycle() {
 		atf_fail "$name: the kernel did not say it resumed from hibernation"
 	}
 	# the kernel resumed inside the initramfs, not after the root was mounted
-	! tr -d '\r' < resume.log | grep -q 'dracut: Switching root' || {
+	! switched resume.log || {
 		boot_log_tail resume.log
 		atf_fail "$name: the resuming boot switched root before it resumed"
 	}
@@ -236,9 +281,33 @@ stock_garbage_header_body() {
 	garbage stock "$STOCK_INITRD"
 }
 
+atf_test_case systemd_initdev_resume
+systemd_initdev_resume_head() {
+	atf_set descr "dracut's default image (a systemd initrd) with --add initdev: the hibernation cycle, resumed by systemd-hibernate-resume once initdev plugs the swap's device unit"
+	initdev_head "mkswap blkid bash" 1500
+}
+systemd_initdev_resume_body() {
+	resume_selected systemd_initdev_resume
+	resume_systemd_setup
+	cycle initdev "$INITRD"
+}
+
+atf_test_case systemd_stock_resume
+systemd_stock_resume_head() {
+	atf_set descr "dracut's default image (a systemd initrd), stock udevd: the same hibernation cycle"
+	initdev_head "mkswap blkid bash" 1500
+}
+systemd_stock_resume_body() {
+	resume_selected systemd_stock_resume
+	resume_systemd_setup
+	cycle stock "$STOCK_INITRD"
+}
+
 atf_init_test_cases() {
 	atf_add_test_case initdev_resume
 	atf_add_test_case stock_resume
 	atf_add_test_case initdev_garbage_header
 	atf_add_test_case stock_garbage_header
+	atf_add_test_case systemd_initdev_resume
+	atf_add_test_case systemd_stock_resume
 }
