@@ -511,8 +511,15 @@ static bool busy(struct engine *e)
 
 static void log_settled(struct engine *e, uint64_t seqnum)
 {
-	/* the one line a normal boot logs: what was done, and how fast */
-	log_msg(e->log, e->gate.stats.accepted ? LOG_NOTICE : LOG_DEBUG, "settled at kernel SEQNUM %llu after %.3f s: "
+	/*
+	 * The one line a normal boot logs: what was done, and how fast. Once:
+	 * every later settle (each udevadm trigger of a systemd initrd ends in
+	 * one) is info, or the console would repeat it where udevd says nothing.
+	 */
+	int level = !e->gate.stats.accepted ? LOG_DEBUG : e->settle_told ? LOG_INFO : LOG_NOTICE;
+
+	e->settle_told |= level == LOG_NOTICE;
+	log_msg(e->log, level, "settled at kernel SEQNUM %llu after %.3f s: "
 		"%zu devices, %llu events, %llu rejected",
 		(unsigned long long)seqnum,
 		(double)(now_monotonic_usec() - e->start_usec) / 1e6, e->devices.n,

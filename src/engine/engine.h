@@ -136,6 +136,7 @@ struct engine {
 	uint64_t kept_sent;        /* waiting behind one, add or change: sent again all the same */
 	uint64_t cookies_released; /* dm cookies of events given back or abandoned */
 	bool settled;
+	bool settle_told;           /* the first settle was logged at notice level */
 	enum engine_phase phase;
 	uint64_t phase_since;
 	uint64_t phase_usec[PHASE_COUNT];

@@ -8,6 +8,7 @@
  */
 #include <atf-c.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,6 +153,41 @@ ATF_TC_BODY(feed_makes_nodes, tc)
 	ATF_CHECK_EQ(s.present, 1);
 	ATF_CHECK_EQ(s.nodes, 1);
 	ATF_CHECK_EQ(s.devnode.nodes_created, 2);
+	fx_fini(&f);
+}
+
+/* The settle line is a notice once; later settles log it at info level. */
+ATF_TC_WITHOUT_HEAD(settle_notice_once);
+ATF_TC_BODY(settle_notice_once, tc)
+{
+	struct fx f;
+	char buf[4096], *p = buf;
+	int fd, count = 0;
+	ssize_t n;
+
+	require_root();
+	fx_init(&f, false);
+	fd = open("log.txt", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ATF_REQUIRE(fd >= 0);
+	f.log.fd = fd;
+	f.log.max_level = LOG_NOTICE;
+	ATF_REQUIRE_EQ(engine_start(&f.e), 0);
+	for (int i = 0; i < 3; i++) {
+		f.e.gate.stats.accepted++; /* as if the gate had passed it */
+		feed(&f, "change", "/devices/virtual/mem/null", "mem", "DEVNAME=null", "MAJOR=1",
+		     "MINOR=3", NULL);
+		settle(&f);
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	ATF_REQUIRE(n > 0);
+	buf[n] = '\0';
+	while ((p = strstr(p, "settled at kernel SEQNUM")) != NULL) {
+		count++;
+		p++;
+	}
+	ATF_CHECK_EQ_MSG(count, 1, "%d settle notices in: %s", count, buf);
+	close(fd);
+	f.log.fd = 2;
 	fx_fini(&f);
 }
 
@@ -525,6 +561,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, give_back_cookies_and_order);
 	ATF_TP_ADD_TC(tp, settles_when_idle);
+	ATF_TP_ADD_TC(tp, settle_notice_once);
 	ATF_TP_ADD_TC(tp, feed_makes_nodes);
 	ATF_TP_ADD_TC(tp, coldplug_settles_on_last_reply);
 	ATF_TP_ADD_TC(tp, related_events_in_order);
