@@ -21,7 +21,9 @@
  * Usage: fake-pid1 [--kernel uevent|group2|groups12|unbound|route|tcp|none]
  *          [--control PATH] [--fdnames NAMES] [--fds N] [--pid-other]
  *          [--trigger FILE=TEXT] [--watchdog USEC] [--watchdogs N] [--term] [--hup]
- *          [--term-after FILE] [--timeout S] -- PROG ARGS...
+ *          [--term-after FILE] [--switch-root] [--timeout S] -- PROG ARGS...
+ * --switch-root closes the notify socket before the SIGTERM, as PID 1's
+ * switch to the real root leaves the service's STOPPING=1 unheard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +48,7 @@ struct opts {
 	const char *kernel, *control, *fdnames, *fds, *term_after;
 	const char *trigger[8];
 	int ntriggers;
-	bool pid_other, term, hup;
+	bool pid_other, term, hup, switch_root;
 	const char *watchdog;
 	int watchdogs, timeout;
 };
@@ -216,7 +218,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "trigger", required_argument, NULL, 'g' },
 		{ "term-after", required_argument, NULL, 'a' },
-		{ "hup", no_argument, NULL, 'h' }, { 0 },
+		{ "hup", no_argument, NULL, 'h' },
+		{ "switch-root", no_argument, NULL, 'r' }, { 0 },
 	};
 	int c;
 
@@ -239,6 +242,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'a': o->term_after = optarg, o->term = true; break;
 		case 'h': o->hup = true; break;
+		case 'r': o->switch_root = o->term = true; break;
 		default: return -1;
 		}
 	}
@@ -288,6 +292,10 @@ int main(int argc, char **argv)
 		}
 		if (o.term && !termed && ready > (o.hup ? 1 : 0) && watchdogs >= o.watchdogs &&
 		    (!o.term_after || access(o.term_after, F_OK) == 0)) {
+			if (o.switch_root) {
+				close(nfd);
+				nfd = -1; /* poll ignores it from now on */
+			}
 			kill(child, SIGTERM);
 			termed = true;
 		}

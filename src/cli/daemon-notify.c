@@ -25,8 +25,13 @@ void daemon_notify_init(struct daemon *d)
 	d->watchdog_due = notify_watchdog_next(&d->notify, now_monotonic_usec());
 }
 
-/* One status line: what is in hand, what was handled, what was refused. */
-static void send_status(struct daemon *d, const char *pre, const char *state)
+/*
+ * One status line: what is in hand, what was handled, what was refused.
+ * A failure is said once, at PRIO: a warning while PID 1 should be
+ * listening, info for STOPPING=1, which at switch-root reaches a PID 1
+ * that has already let its notify socket go (udevd ignores it too).
+ */
+static void send_status(struct daemon *d, const char *pre, const char *state, int prio)
 {
 	struct engine_stats s;
 	int r;
@@ -38,18 +43,19 @@ static void send_status(struct daemon *d, const char *pre, const char *state)
 			  (unsigned long long)gate_rejected_total(&s.gate), s.present);
 	if (r < 0 && !d->notify_failed) {
 		d->notify_failed = true; /* said once: PID 1 gone is not news per event */
-		log_errno(&d->cli->log, LOG_WARNING, r, "service manager: cannot notify");
+		log_errno(&d->cli->log, prio, r, "service manager: cannot notify%s",
+			  prio == LOG_WARNING ? "" : " (stopping: nothing waits for it)");
 	}
 }
 
 void daemon_notify_ready(struct daemon *d)
 {
-	send_status(d, "READY=1", "Processing kernel events");
+	send_status(d, "READY=1", "Processing kernel events", LOG_WARNING);
 }
 
 void daemon_notify_stopping(struct daemon *d, const char *what)
 {
-	send_status(d, "STOPPING=1", what);
+	send_status(d, "STOPPING=1", what, LOG_INFO);
 }
 
 void daemon_reload(struct daemon *d)
@@ -58,10 +64,10 @@ void daemon_reload(struct daemon *d)
 
 	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
 		 (unsigned long long)now_monotonic_usec());
-	send_status(d, msg, "Reloading the udev rules");
+	send_status(d, msg, "Reloading the udev rules", LOG_WARNING);
 	log_msg(&d->cli->log, LOG_INFO, "SIGHUP: reloading the udev rules");
 	(void)engine_reload(&d->engine); /* logged there */
-	send_status(d, "READY=1", "Processing kernel events");
+	send_status(d, "READY=1", "Processing kernel events", LOG_WARNING);
 }
 
 void daemon_notify_tick(struct daemon *d)
@@ -77,7 +83,7 @@ void daemon_notify_tick(struct daemon *d)
 	    now >= d->status_at + STATUS_INTERVAL_USEC) {
 		d->notify_settled = settled;
 		d->status_at = now;
-		send_status(d, NULL, settled ? "Settled" : "Processing kernel events");
+		send_status(d, NULL, settled ? "Settled" : "Processing kernel events", LOG_WARNING);
 	}
 	if (d->watchdog_due && now >= d->watchdog_due) {
 		(void)notify_send(&d->notify, "WATCHDOG=1");

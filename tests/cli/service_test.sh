@@ -44,6 +44,27 @@ ready_status_stopping_body() {
 }
 ready_status_stopping_cleanup() { cleanup_root; }
 
+atf_test_case stopping_unheard_at_switch_root cleanup
+stopping_unheard_at_switch_root_head() {
+	atf_set descr "PID 1 switching root lets its notify socket go before the SIGTERM: the unheard STOPPING=1 is said at info, not as a warning; exit 0"
+	atf_set require.user root
+}
+stopping_unheard_at_switch_root_body() {
+	setup_service
+	"$(pid1)" --kernel none --switch-root -- $DAEMON > out 2> err ||
+		atf_fail "fake-pid1 failed: $(cat err)"
+	expect out '^notify: READY=1' '^exit 0$'
+	! grep -q STOPPING=1 out || atf_fail "STOPPING=1 reached a closed socket: $(cat out)"
+	expect err 'cannot notify (stopping: nothing waits for it): Connection refused'
+	# at the default level (notice), as a boot's console shows it: nothing
+	"$(pid1)" --kernel none --switch-root -- $ID --log-level notice daemon --foreground \
+		--no-coldplug --no-devtmpfs > out 2> err ||
+		atf_fail "fake-pid1 failed: $(cat err)"
+	expect out '^exit 0$'
+	! grep -q 'cannot notify' err || atf_fail "said above info: $(cat err)"
+}
+stopping_unheard_at_switch_root_cleanup() { cleanup_root; }
+
 atf_test_case sighup_reloads cleanup
 sighup_reloads_head() {
 	atf_set descr "SIGHUP (systemctl reload of systemd 257's Type=notify-reload unit): RELOADING=1 with MONOTONIC_USEC, the rules parsed again, READY=1; the daemon lives on"
@@ -300,6 +321,7 @@ term_finishes_or_gives_back_cleanup() { touch go; cleanup_root; }
 
 atf_init_test_cases() {
 	atf_add_test_case ready_status_stopping
+	atf_add_test_case stopping_unheard_at_switch_root
 	atf_add_test_case sighup_reloads
 	atf_add_test_case watchdog_pings
 	atf_add_test_case bad_notify_socket_warns
