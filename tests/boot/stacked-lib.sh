@@ -299,8 +299,17 @@ stacked_image() (
 	esac
 )
 
-# stacked_key_arg: the rd.luks.key word for the key file in the image.
-stacked_key_arg() { echo "rd.luks.key=$STACKED_KEY_PATH:/"; }
+# stacked_key_arg: the rd.luks.key word for the key file in the image:
+# PATH:/ (dracut's parse-keydev.sh: keydev "/" is the initramfs) or, with
+# STACKED_SYSTEMD set, PATH (systemd-cryptsetup-generator's form, which a
+# systemd initrd reads; there a :DEVICE after PATH names a key device).
+stacked_key_arg() {
+	if [ -n "${STACKED_SYSTEMD:-}" ]; then
+		echo "rd.luks.key=$STACKED_KEY_PATH"
+	else
+		echo "rd.luks.key=$STACKED_KEY_PATH:/"
+	fi
+}
 
 # stacked_append SCENARIO: its kernel command line (root and rd.* words).
 stacked_append() {

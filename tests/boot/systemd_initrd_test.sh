@@ -14,7 +14,8 @@
 # For the initdev image: the root is reached; systemd-udevd.service's main
 # process is initdev (/proc/MAINPID/exe); the root disk's device units have
 # the stock image's states; /run/udev/tags/systemd holds the same devices;
-# /run/udev/data the same S: (link) lines.
+# /run/udev/data the same S: (link) lines (case default_image). Stacked
+# roots (lvm_luks, md_raid1; stacked_set=all only) further down.
 #
 # Inputs as for initdev_test (the staged install: INITDEV_STAGE_ENV or the
 # kyua variable stage_env; BOOT_CACHE). While developing:
@@ -34,6 +35,9 @@ ROOT_DISK=vda
 # Next to this program (atf_get_srcdir is not known yet at this point).
 # shellcheck source=tests/boot/initdev-lib.sh
 . "$(dirname "$0")/initdev-lib.sh"
+# the stacked scenarios' names, identities, disks and checks
+# shellcheck source=tests/boot/stacked-lib.sh
+. "$(dirname "$0")/stacked-lib.sh"
 
 # report_hook: the pre-pivot hook both images carry (test instrumentation):
 # systemd-udevd.service's main process, every device unit's state and
@@ -204,20 +208,24 @@ compare() {
 		atf_fail "the root disk's device units differ: '-' stock, '+' initdev"
 	fi
 	echo "device units of $ROOT_DISK: $(wc -l < units.stock), same states"
-	log_lines SYSD-TAG "$1" | LC_ALL=C sort > tags.stock
-	log_lines SYSD-TAG "$2" | LC_ALL=C sort > tags.initdev
-	[ -s tags.stock ] || atf_fail "stock image: no /run/udev/tags/systemd entries"
-	if ! diff -u tags.stock tags.initdev; then
-		atf_fail "/run/udev/tags/systemd differs: '-' stock, '+' initdev"
+	same_listing tags sysd_tags "$1" "$2" "/run/udev/tags/systemd entries"
+	same_listing links db_links "$1" "$2" "S: lines in /run/udev/data"
+}
+
+# sysd_tags LOG: the devices in /run/udev/tags/systemd, sorted
+sysd_tags() { log_lines SYSD-TAG "$1" | LC_ALL=C sort; }
+
+# same_listing NAME LISTER STOCK_LOG INITDEV_LOG WHAT: LISTER's listing of
+# each log (into NAME.stock, NAME.initdev) is the same, and the stock one
+# not empty; prints the count.
+same_listing() {
+	$2 "$3" > "$1.stock"
+	$2 "$4" > "$1.initdev"
+	[ -s "$1.stock" ] || atf_fail "stock image: no $5"
+	if ! diff -u "$1.stock" "$1.initdev"; then
+		atf_fail "$5 differ: '-' stock, '+' initdev"
 	fi
-	echo "tags/systemd: $(wc -l < tags.stock) devices, the same"
-	db_links "$1" > links.stock
-	db_links "$2" > links.initdev
-	[ -s links.stock ] || atf_fail "stock image: no S: lines in /run/udev/data"
-	if ! diff -u links.stock links.initdev; then
-		atf_fail "S: lines in /run/udev/data differ: '-' stock, '+' initdev"
-	fi
-	echo "S: lines: $(wc -l < links.stock), the same"
+	echo "$5: $(wc -l < "$1.stock"), the same"
 }
 
 atf_test_case default_image
@@ -241,6 +249,260 @@ default_image_body() {
 	compare stock.log initdev.log
 }
 
+# ---- stacked roots in the systemd initrd (issue 20 item 3) ----
+# Two of stacked_test's scenarios on its disks (made in the tool guest,
+# cached in the shared boot cache) booted by dracut's default image, stock
+# and with --add initdev as above, both images carrying the key file at
+# STACKED_KEY_PATH, stacked_test's pre-mount hook and stk_hook (below):
+#   lvm_luks  LVM on LUKS2: systemd-cryptsetup-generator makes
+#             systemd-cryptsetup@luks-UUID.service from rd.luks.uuid=, which
+#             opens it with the key file in the image (rd.luks.key=PATH,
+#             systemd's form: dracut's PATH:/ is the other flow's); dracut's
+#             lvm_scan (64-lvm.rules, the initqueue) activates rd.lvm.lv=;
+#             root=/dev/mapper/vgcrypt-root;
+#   md_raid1  md RAID1 (metadata 1.2, both disks), rd.md.uuid=, root=UUID=.
+# The root's init prints stacked_test's report (STACK-*) and, from a small
+# extra disk (serial stacktools), the pre-pivot hooks' SYSD-* report.
+# Asserted for both images: the root reached from the expected device, the
+# expected links (stacked_check). Then initdev's against stock's: every
+# link under /dev/disk, /dev/mapper, /dev/md and the VG's directory; the
+# udev database the root finds; every device unit PID 1 knows (the
+# stacked devices' (dm-N, md127) and their members') in the same states;
+# the same /run/udev/tags/systemd entries; the dm and md devices' udev
+# properties before the pivot; for lvm_luks, systemd-cryptsetup@'s unit
+# active. Not in the ci set: stacked_set=all only.
+
+# stk_hook: the second pre-pivot hook of the stacked images: every service
+# unit's state, the dm and md devices' udev database entries, journal lines
+# of priority warning or worse; appended to the report_hook's file.
+stk_hook() {
+	cat <<'EOF2'
+# initdev boot test: services, dm/md database entries, warnings (stacked roots)
+{
+	systemctl list-units --type=service --all --plain --no-legend --full |
+		while read -r a b c d e _; do
+			case $a in *.service) echo "SYSD-SERVICE $a $c $d" ;; *) echo "SYSD-SERVICE $b $d $e" ;; esac
+		done
+	for d in /sys/class/block/dm-* /sys/class/block/md*; do
+		[ -f "$d/dev" ] || continue
+		f=/run/udev/data/b$(cat "$d/dev")
+		if [ -f "$f" ]; then sed "s|^|SYSD-STKDB ${d##*/} |" "$f"
+		else echo "SYSD-STKDB ${d##*/} none"; fi
+	done
+	journalctl -b -p warning -n 60 --no-pager -o short-monotonic 2>&1 |
+		sed 's/^/SYSD-JOURNAL /'
+} >> /run/initdev-test.sysd 2>&1
+EOF2
+}
+
+# stk_cached HOOKFN: HOOKFN's output in the cache, named by its hash
+stk_cached() {
+	f=$cache/sysd-$1-$($1 | sha256sum | cut -c1-16).sh
+	[ -s "$f" ] || { $1 > "$f.tmp" && mv "$f.tmp" "$f"; } || return 1
+	echo "$f"
+}
+
+# stk_setup: the disks (DISKS), both images (STOCK_INITRD, INITRD) and the
+# extra report disk (tools.img).
+stk_setup() {
+	harness_shared_cache
+	harness_setup
+	initdev_locate
+	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
+	# shellcheck source=tests/boot/toolguest-lib.sh
+	. "$(atf_get_srcdir)/toolguest-lib.sh"
+	DISKS=$(stacked_disks "$cache") || atf_fail "the tool guest could not make the disks"
+	echo "stacked: disks in $DISKS, ready in $(boot_elapsed "$t0")s"
+	keys=$(stacked_keyfile_dir "$cache") && hook=$(stk_cached report_hook) &&
+		shook=$(stk_cached stk_hook) && phook=$(stk_cached stacked_premount_hook) ||
+		atf_fail "cannot write the key file and the hooks"
+	set -- --include "$keys" / --include "$hook" /lib/dracut/hooks/pre-pivot/97-initdev-test-sysd.sh \
+		--include "$shook" /lib/dracut/hooks/pre-pivot/98-initdev-test-stk.sh \
+		--include "$phook" /lib/dracut/hooks/pre-mount/10-stack-premount.sh
+	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" "$@") ||
+		atf_fail "dracut could not build the stock default image"
+	for m in systemd-initrd crypt dm lvm mdraid; do
+		grep -q "Including module: $m " "$STOCK_INITRD.log" ||
+			atf_fail "the stock default image has no $m module (see $STOCK_INITRD.log)"
+	done
+	echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
+	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
+	OMIT=${OMIT% }
+	echo "initdev: refused modules the stock build includes, omitted: ${OMIT:-none}"
+	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"} "$@") ||
+		atf_fail "dracut could not build the initdev default image"
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
+	rm -rf tools && mkdir tools && cat > tools/run <<'EOF2' || atf_fail "cannot write tools/run"
+#!/bin/sh
+if [ -f /run/initdev-test.sysd ]; then cat /run/initdev-test.sysd; else echo SYSD-NOREPORT; fi
+EOF2
+	chmod 0755 tools/run
+	boot_make_ext4 tools.img 8 tools "" stacktools || atf_fail "cannot make the report disk"
+	STACKED_EXTRA_DISK=$PWD/tools.img
+	export STACKED_EXTRA_DISK
+	# stacked_boot's command line: systemd's rd.luks.key form; rw, as the
+	# root's init mounts the report disk at /tools, made there
+	STACKED_SYSTEMD=1
+	BOOT_DRACUT_APPEND="rw rd.emergency=poweroff $BOOT_DRACUT_APPEND"
+}
+
+# stk_boot NAME SCENARIO IMAGE: boot SCENARIO's disks and the report disk
+# with IMAGE into NAME.log (stacked_boot, as stk_setup set it up); fail with the log's tail unless the root was reached, the hooks reported
+# and stacked_check's checks pass.
+stk_boot() {
+	name=$1 sc=$2 img=$3
+	if ! stacked_boot "$sc" "$DISKS" "$img" "$name.log"; then
+		boot_log_tail "$name.log"
+		atf_fail "$name: the guest did not reach the root (see the log above)"
+	fi
+	up=$(boot_result_uptime "$name.log") || { boot_log_tail "$name.log"; atf_fail "$name: no 'BOOT-RESULT ok' line"; }
+	echo "$name: root reached at guest uptime ${up}s, wall $(cat "$name.log.wall")s"
+	if [ -n "$(log_lines SYSD-NOREPORT "$name.log")" ] || [ -z "$(log_lines SYSD-EXE "$name.log")" ]; then
+		boot_log_tail "$name.log"
+		atf_fail "$name: the pre-pivot hooks' report is missing"
+	fi
+	echo "$name: udevd's main process: $(log_lines SYSD-EXE "$name.log"); failed units: $(log_lines SYSD-FAILED "$name.log")"
+	echo "$name: command line: $(tr -d '\r' < "$name.log" | grep -o 'Command line: .*' | head -n 1)"
+	echo "$name: links:"
+	stacked_links "$name.log" | sed 's/^/  /'
+	# /dev/log is journald's socket link in a systemd initrd. The md
+	# array's name: systemd sets the hostname "localhost", which is not the
+	# array's home host "(none)" (the tool guest's), so mdadm names it in
+	# full (md/_none_:mdroot) where the other flow says md/mdroot.
+	mdl="md/_none_:mdroot -> /dev/md127"
+	stacked_problems "$sc" "$name.log" |
+		grep -vFx -e 'link outside /dev: log -> /run/systemd/journal/dev-log' \
+			-e 'no link md/mdroot -> /dev/md127' \
+			-e 'not there before the root was mounted: md/mdroot -> /dev/md127' > "$name.log.problems"
+	if [ "$sc" = md-both ]; then
+		stacked_has_link "$name.log.links" "$mdl" || echo "no link $mdl" >> "$name.log.problems"
+		stacked_lines STACK-PREMOUNT "$name.log" | grep -Fqx -- "$mdl" ||
+			echo "not there before the root was mounted: $mdl" >> "$name.log.problems"
+	fi
+	if [ -s "$name.log.problems" ]; then
+		boot_log_tail "$name.log"
+		atf_fail "$name: $(tr '\n' ';' < "$name.log.problems")"
+	fi
+}
+
+# stk_units LOG: "UNIT ACTIVE SUB" of every device unit PID 1 knows,
+# sorted, names made comparable between boots: a by-diskseq unit naming
+# its device's own number says DISKSEQ (the numbers follow the order the
+# disks were probed in), and a virtio disk's kernel name (vdb) is written
+# virtio-SERIAL (which disk becomes vdb varies as in stacked_links).
+stk_units() {
+	{
+		log_lines SYSD-DISKSEQ "$1" | sed 's/^/SEQ /'
+		log_lines STACK-LINK "$1" | sed 's/^/LINK /'
+		log_lines SYSD-UNIT "$1" | sed 's/^/UNIT /'
+	} | awk '
+		$1 == "SEQ" { seq[$2] = $4; next }
+		$1 == "LINK" && $2 ~ /^disk\/by-id\/virtio-/ && $4 ~ /^\/dev\/vd[a-z]+$/ {
+			s = $2; sub(/^disk\/by-id\//, "", s)
+			k = $4; sub(/^\/dev\//, "", k); ser[k] = s
+			next
+		}
+		$1 == "UNIT" { n++; unit[n] = $2; state[n] = $3 " " $4; sys[n] = $5 }
+		END {
+			for (i = 1; i <= n; i++) {
+				u = unit[i]; k = sys[i]; sub(/.*\//, "", k)
+				p = "dev-disk-by\\x2ddiskseq-" seq[k] ".device"
+				if ((k in seq) && u == p) u = "dev-disk-by\\x2ddiskseq-DISKSEQ.device"
+				if (k in ser) gsub(k, ser[k], u)
+				print u, state[i]
+			}
+		}' | LC_ALL=C sort
+}
+
+# stk_db LOG: the dm and md devices' udev properties before the pivot,
+# "KNAME KEY=VALUE" sorted, but those that tell only which event came last
+# or when (as stacked_db leaves out) and the disk sequence number.
+stk_db() {
+	log_lines SYSD-STKDB "$1" | grep -E '^[^ ]+ (E:|none$)' |
+		grep -Ev '^[^ ]+ E:(DM_OPEN|DM_ACTIVATION|USEC_INITIALIZED|DISKSEQ)=' | LC_ALL=C sort
+}
+
+# stk_unit_esc FSUUID: the device unit of /dev/disk/by-uuid/FSUUID
+stk_unit_esc() { printf '%s\n' "dev-disk-by\\x2duuid-$(echo "$1" | sed 's/-/\\x2d/g').device"; }
+
+# stk_compare SCENARIO STOCK_LOG INITDEV_LOG: initdev's boot against
+# stock's (also run on edited logs to see each assertion fail).
+stk_compare() {
+	sc=$1
+	exe=$(log_lines SYSD-EXE "$3")
+	[ "$exe" = /usr/sbin/initdev ] ||
+		atf_fail "initdev image: systemd-udevd.service's main process is '$exe', not /usr/sbin/initdev"
+	case $(log_lines SYSD-EXE "$2") in
+	*initdev* | "") atf_fail "stock image: udevd's main process is '$(log_lines SYSD-EXE "$2")'" ;;
+	esac
+	[ "$(log_lines SYSD-FAILED "$3")" = "$(log_lines SYSD-FAILED "$2")" ] ||
+		atf_fail "failed units: stock '$(log_lines SYSD-FAILED "$2")', initdev '$(log_lines SYSD-FAILED "$3")'"
+	stacked_compare_links "$2" "$3" ||
+		atf_fail "$sc: the initdev image's links differ from the stock image's (above)"
+	echo "links: $(wc -l < "$2.links") in the stock boot, all in initdev's with the same targets"
+	stacked_compare_db "$2" "$3" ||
+		atf_fail "$sc: the udev database the root finds differs from the stock image's (above)"
+	echo "udev database after the pivot: $(wc -l < "$2.db") lines, the same"
+	stk_units "$2" > units.stock
+	stk_units "$3" > units.initdev
+	# the root's filesystem and each stacked device, plugged in stock's
+	case $sc in
+	lvm-luks) want="$(stk_unit_esc "$STACKED_LL_FS") dev-dm\\x2d0.device dev-dm\\x2d1.device" ;;
+	md-both) want="$(stk_unit_esc "$STACKED_MD_FS") dev-md127.device" ;;
+	esac
+	for u in $want; do
+		grep -Fxq "$u active plugged" units.stock ||
+			atf_fail "stock image: $u is not plugged: $(cat units.stock)"
+	done
+	if ! diff -u units.stock units.initdev; then
+		atf_fail "$sc: the device units differ: '-' stock, '+' initdev"
+	fi
+	echo "device units: $(wc -l < units.stock) ($(log_lines SYSD-UNIT "$2" | grep -Ec '/block/(dm-[0-9]+|md[0-9]+)$') of the dm and md devices), same states"
+	same_listing tags sysd_tags "$2" "$3" "/run/udev/tags/systemd entries"
+	same_listing db stk_db "$2" "$3" "dm and md devices' udev properties before the pivot"
+	if [ "$sc" = lvm-luks ]; then
+		cu="systemd-cryptsetup@luks\\x2d$(echo "$STACKED_LL_UUID" | sed 's/-/\\x2d/g').service"
+		for l in "$2" "$3"; do
+			log_lines SYSD-SERVICE "$l" | grep -Fxq "$cu active exited" ||
+				atf_fail "$l: $cu is not active: $(log_lines SYSD-SERVICE "$l" | grep -F cryptsetup)"
+		done
+		echo "$cu active in both"
+	fi
+}
+
+# stk_case SCENARIO CASE
+stk_case() {
+	boot_selected "$2" ""
+	if [ -n "${SYSD_LOGS:-}" ]; then
+		# while developing: only the comparison of two earlier boots' logs
+		. "$(atf_get_srcdir)/lib.sh"
+		stk_compare "$1" "$SYSD_LOGS/stock.log" "$SYSD_LOGS/initdev.log"
+		return
+	fi
+	stk_setup
+	stk_boot stock "$1" "$STOCK_INITRD"
+	stk_boot initdev "$1" "$INITRD"
+	stk_compare "$1" stock.log initdev.log
+}
+
+atf_test_case lvm_luks
+lvm_luks_head() {
+	atf_set descr "dracut's default image (systemd initrd), LVM on LUKS2 with the key file in the image (systemd-cryptsetup@, rd.luks.key=, rd.lvm.lv=): initdev's boot against stock's: links, the dm devices' units, tags and properties, the cryptsetup unit active"
+	initdev_head "bash" 1500
+}
+lvm_luks_body() { stk_case lvm-luks lvm_luks; }
+
+atf_test_case md_raid1
+md_raid1_head() {
+	atf_set descr "dracut's default image (systemd initrd), md RAID1 root (rd.md.uuid=): initdev's boot against stock's: links, md127's units, tags and properties"
+	initdev_head "bash" 1500
+}
+md_raid1_body() { stk_case md-both md_raid1; }
+
 atf_init_test_cases() {
 	atf_add_test_case default_image
+	atf_add_test_case lvm_luks
+	atf_add_test_case md_raid1
 }
