@@ -38,12 +38,19 @@
 # of /usr/share's consolefonts, consoletrans and keymaps and an empty
 # unimaps (console_kbddir).
 #
+# Debian's console-setup module (09console-setup) has the same rule for
+# its micro-setupcon, which `setupcon --setup-dir` makes from the host's
+# /etc/default/keyboard at build time (the keymap only: Debian's setupcon
+# leaves the font out for initrd builders): console_setup_keymap boots it
+# with initdev and with udevd; both must load the same keymap (and leave
+# /run/console-setup/keymap_loaded), one that differs from the kernel's
+# (an image without the module, the baseline).
+#
 # No case is in the ci set (STACKED_SET / stacked_set, as stacked_test):
 # stacked_set=all runs them.
 #   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     atf-sh /work/main/tests/boot/console_test.sh -s /work/main/tests/boot i18n_vconsole
 
-STOCK_MODULES="base rootfs-block udev-rules i18n"
 DRIVERS="xhci_pci usb_storage sd_mod ext4"
 ROOT_UUID=2c4e6a80-1b3d-4f5a-8c7e-9d0f1a2b3c4d
 ROOT_LABEL=consoleroot
@@ -99,6 +106,8 @@ if setfont -C /dev/tty0 -O /run/font > /run/font.err 2>&1; then
 else
 	echo "CONSOLE-TEST font-failed $(cat /run/font.err)"
 fi
+# console-setup's setupcon (the image's micro-version) leaves this behind
+[ -e /run/console-setup/keymap_loaded ] && echo "CONSOLE-TEST setupcon ran"
 echo "BOOT-RESULT ok uptime=$up"
 echo BOOT-END
 poweroff -f
@@ -108,27 +117,31 @@ EOF
 	chmod 0755 "$1"
 }
 
-# console_setup: the stock and initdev images (with kbddir), the root.
+# console_setup MODULE: the stock and initdev images with MODULE (i18n:
+# with kbddir; console-setup), the root.
 console_setup() {
+	STOCK_MODULES="base rootfs-block udev-rules $1"
 	harness_setup
 	command -v setfont > /dev/null || atf_skip "kbd is not installed"
-	console_kbddir "$cache/kbd" || atf_fail "cannot make the kbd data directory"
-	kbddir=$cache/kbd
-	export kbddir
+	if [ "$1" = i18n ]; then
+		console_kbddir "$cache/kbd" || atf_fail "cannot make the kbd data directory"
+		kbddir=$cache/kbd
+		export kbddir
+	fi
 	initdev_locate
 	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" \
 		"$STOCK_MODULES" "$DRIVERS") || atf_fail "dracut could not build the stock image"
 	INITRD=$(boot_initdev_image "$cache" "$base") ||
 		atf_fail "dracut could not build the initdev image"
 	for img in "$STOCK_INITRD" "$INITRD"; do
-		grep -q 'Including module: i18n ' "$img.log" ||
-			atf_fail "dracut did not include its i18n module (see $img.log)"
+		grep -q "Including module: $1 " "$img.log" ||
+			atf_fail "dracut did not include its $1 module (see $img.log)"
 		cpio -it < "$img" 2> /dev/null | grep -q 'udev/rules.d/10-console.rules$' ||
-			atf_fail "$img has no 10-console.rules: 10i18n installed nothing (kbddir?)"
+			atf_fail "$img has no 10-console.rules: $1 installed nothing (kbddir?)"
 	done
 	grep -q 'Including module: initdev ' "$INITRD.log" ||
 		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	echo "images: stock $STOCK_INITRD, initdev $INITRD (kbddir $kbddir)"
+	echo "images: stock $STOCK_INITRD, initdev $INITRD${kbddir:+ (kbddir $kbddir)}"
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
 	for a in dumpkmap od sha256sum wc cut; do
 		ln -sf busybox "staging/bin/$a" || atf_fail "cannot link $a"
@@ -171,7 +184,7 @@ i18n_vconsole_head() {
 }
 i18n_vconsole_body() {
 	boot_selected i18n_vconsole "$CONSOLE_CI_CASES"
-	console_setup
+	console_setup i18n
 	opts="rd.vconsole.keymap=$VC_KEYMAP rd.vconsole.font=$VC_FONT"
 	console_boot stock "$STOCK_INITRD" "$opts"
 	console_boot initdev "$INITRD" "$opts"
@@ -197,6 +210,34 @@ i18n_vconsole_body() {
 		atf_fail "initdev's font differs from stock's"
 }
 
+atf_test_case console_setup_keymap
+console_setup_keymap_head() {
+	atf_set descr "Debian's console-setup module, non-systemd flow: the host's keymap (setupcon --setup-dir) is loaded on tty0 with initdev as with udevd; without the module the kernel's"
+	initdev_head "setfont setupcon" 900
+}
+console_setup_keymap_body() {
+	boot_selected console_setup_keymap "$CONSOLE_CI_CASES"
+	console_setup console-setup
+	# the baseline: the stock image without console-setup (the kernel's keymap)
+	BASE_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" \
+		"base rootfs-block udev-rules" "$DRIVERS") ||
+		atf_fail "dracut could not build the image without console-setup"
+	console_boot stock "$STOCK_INITRD" ""
+	console_boot initdev "$INITRD" ""
+	console_boot baseline "$BASE_INITRD" ""
+	for n in stock initdev; do
+		[ "$(value $n setupcon)" = ran ] ||
+			atf_fail "$n: the image's setupcon did not run (no /run/console-setup/keymap_loaded)"
+		[ "$(value $n keymap)" != "$(value baseline keymap)" ] ||
+			atf_fail "$n: the keymap is the kernel's (as the baseline's)"
+	done
+	[ "$(value initdev keymap)" = "$(value stock keymap)" ] ||
+		atf_fail "initdev's keymap differs from stock's"
+	[ "$(value initdev font)" = "$(value stock font)" ] ||
+		atf_fail "initdev's font differs from stock's"
+}
+
 atf_init_test_cases() {
 	atf_add_test_case i18n_vconsole
+	atf_add_test_case console_setup_keymap
 }
