@@ -46,6 +46,13 @@
 # /run/console-setup/keymap_loaded), one that differs from the kernel's
 # (an image without the module, the baseline).
 #
+# systemd_console_setup: dracut's default image (a systemd initrd), stock
+# and with --add initdev: console-setup's rule queues the same job, run by
+# dracut-initqueue.service, and both load the same keymap. rd.vconsole.* is
+# passed too and must have the same effect in both: none on Debian 12
+# (10i18n leaves the console to systemd-vconsole-setup there, which
+# Debian's systemd does not ship).
+#
 # No case is in the ci set (STACKED_SET / stacked_set, as stacked_test):
 # stacked_set=all runs them.
 #   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
@@ -142,6 +149,11 @@ console_setup() {
 	grep -q 'Including module: initdev ' "$INITRD.log" ||
 		atf_fail "dracut did not include initdev (see $INITRD.log)"
 	echo "images: stock $STOCK_INITRD, initdev $INITRD${kbddir:+ (kbddir $kbddir)}"
+	console_root
+}
+
+# console_root: the root (busybox, setfont, the reporting init), root.ext4.
+console_root() {
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
 	for a in dumpkmap od sha256sum wc cut; do
 		ln -sf busybox "staging/bin/$a" || atf_fail "cannot link $a"
@@ -237,7 +249,56 @@ console_setup_keymap_body() {
 		atf_fail "initdev's font differs from stock's"
 }
 
+# console_systemd_setup: dracut's default image (a systemd initrd where
+# systemd is installed), stock and with --add initdev (the refused modules
+# the stock build includes omitted, as systemd_initrd_test), the root.
+console_systemd_setup() {
+	STOCK_MODULES="" DRIVERS="" BOOT_TIMEOUT=420
+	harness_setup
+	command -v setfont > /dev/null || atf_skip "kbd is not installed"
+	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
+	initdev_locate
+	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "") ||
+		atf_fail "dracut could not build the stock default image"
+	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
+	OMIT=${OMIT% }
+	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"}) ||
+		atf_fail "dracut could not build the initdev default image"
+	for img in "$STOCK_INITRD" "$INITRD"; do
+		grep -q 'Including module: systemd-initrd ' "$img.log" ||
+			atf_fail "$img is not a systemd initrd (see $img.log)"
+		grep -q 'Including module: console-setup ' "$img.log" ||
+			atf_fail "$img has no console-setup (see $img.log)"
+	done
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	echo "images: stock $STOCK_INITRD, initdev $INITRD (omitted: ${OMIT:-none})"
+	console_root
+}
+
+atf_test_case systemd_console_setup
+systemd_console_setup_head() {
+	atf_set descr "dracut's default image (a systemd initrd) with console-setup: its keymap is loaded on tty0 with initdev as with udevd; rd.vconsole.* the same in both"
+	initdev_head "setfont setupcon bash" 1500
+}
+systemd_console_setup_body() {
+	boot_selected systemd_console_setup "$CONSOLE_CI_CASES"
+	console_systemd_setup
+	opts="rd.vconsole.keymap=$VC_KEYMAP rd.vconsole.font=$VC_FONT"
+	console_boot stock "$STOCK_INITRD" "$opts"
+	console_boot initdev "$INITRD" "$opts"
+	for n in stock initdev; do
+		[ "$(value $n setupcon)" = ran ] ||
+			atf_fail "$n: the image's setupcon did not run (no /run/console-setup/keymap_loaded)"
+	done
+	for w in keymap key21 font; do
+		[ "$(value initdev $w)" = "$(value stock $w)" ] ||
+			atf_fail "initdev's $w differs from stock's"
+	done
+}
+
 atf_init_test_cases() {
 	atf_add_test_case i18n_vconsole
 	atf_add_test_case console_setup_keymap
+	atf_add_test_case systemd_console_setup
 }
