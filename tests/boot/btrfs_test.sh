@@ -106,7 +106,8 @@ btrfs_disks() (
 # each virtio disk's database entry, its BTRFS lines, before dracut's
 # cleanup: "BTRFS-DB SERIAL LINE" (E:ID_BTRFS_READY, E:SYSTEMD_READY,
 # E:ID_FS_TYPE, E:ID_FS_LABEL, E:ID_FS_LABEL_ENC, E:ID_FS_UUID,
-# E:ID_FS_UUID_ENC); "BTRFS-DB SERIAL none" without an entry.
+# E:ID_FS_UUID_ENC); "BTRFS-DB SERIAL none" without an entry; with initdev
+# its rules counters "BTRFS-RULES runs: N", "BTRFS-RULES run_failures: N".
 btrfs_db_hook() {
 	cat <<'EOF'
 # btrfs boot test: the members' udev database entries before the cleanup
@@ -127,6 +128,12 @@ for _b in /sys/class/block/vd*; do
 		echo "BTRFS-DB $_s none"
 	fi
 done
+# initdev's count of RUN programs that failed (64-btrfs.rules' udevadm trigger among them)
+if command -v initdev > /dev/null; then
+	initdev status 2> /dev/null | while IFS= read -r _l; do
+		case $_l in "  runs: "* | "  run_failures: "*) echo "BTRFS-RULES ${_l#  }" ;; esac
+	done
+fi
 unset _b _s _f _l
 EOF
 }
@@ -333,6 +340,14 @@ initdev_case() {
 		cat build.err
 		atf_fail "dracut could not build the initdev image with its btrfs module"
 	fi
+	# 90btrfs (before 90initdev) copies 64-btrfs.rules' RUN program, udev's
+	# udevadm: the image's udevadm must be initdev all the same
+	cpio -itv --quiet < "$INITDEV_IMG" 2> /dev/null | awk '$9 ~ /bin\/udevadm$/' > udevadm.ls
+	[ -s udevadm.ls ] || atf_fail "no udevadm in the initdev image"
+	if grep -qv '^l.* -> .*sbin/initdev$' udevadm.ls; then
+		cat udevadm.ls
+		atf_fail "the initdev image's udevadm is not a link to initdev (above)"
+	fi
 	stock=$(btrfs_stock_log "$1")
 	if [ ! -s "$stock" ]; then
 		echo "$1: no stock boot log in the cache, booting the stock image first"
@@ -358,6 +373,12 @@ initdev_case() {
 	diff -u stock.db initdev.db || atf_fail "$1: the members' database lines differ from stock's (above)"
 	tr -d '\r' < boot.log | grep 'not supported by initdev' > unsupported
 	[ ! -s unsupported ] || atf_fail "$1: $(cat unsupported)"
+	# every RUN program (64-btrfs.rules' `udevadm trigger -s block -p
+	# ID_BTRFS_READY=0` among them) succeeded
+	stacked_lines BTRFS-RULES boot.log > rules.counts
+	echo "$1: initdev's rules: $(tr '\n' ' ' < rules.counts)"
+	grep -qx 'run_failures: 0' rules.counts ||
+		atf_fail "$1: RUN programs failed: $(tr '\n' ' ' < rules.counts)"
 }
 
 # btrfs_descr SCENARIO: what it boots.
