@@ -32,7 +32,8 @@
 # cleans the database, and the root's init reports the root and the links
 # (stacked-lib.sh's STACK-* lines). No case joins the ci set (CI's time):
 # they run with STACKED_SET=all (the default; the kyua/atf variable
-# stacked_set). While developing:
+# stacked_set). systemd_single boots the single disk with dracut's default
+# image (a systemd initrd), stock and with --add initdev (~130 MB images). While developing:
 #   make -C BUILD stage && cd "$(mktemp -d)" && INITDEV_STAGE_ENV=BUILD/stage.env \
 #     BOOT_CACHE=/var/tmp/btr atf-sh SRC/tests/boot/btrfs_test.sh -s SRC/tests/boot initdev_raid
 
@@ -262,7 +263,9 @@ disk/by-uuid/$BTRFS_LONG_FS -> /dev/virtio-long" ;;
 	printf '%s\n' "$want" | while IFS= read -r w; do
 		grep -Fqx -- "$w" "$log.blinks" || echo "no link $w"
 	done
-	stacked_lines STACK-LINK "$log" | grep -v ' -> /dev/' | sed 's/^/link outside \/dev: /'
+	# (systemd's journal makes /dev/log in the systemd initrd)
+	stacked_lines STACK-LINK "$log" | grep -v -e ' -> /dev/' -e '^log -> /run/systemd/journal/dev-log$' |
+		sed 's/^/link outside \/dev: /'
 	# a label is one name below by-label: no directory, no "." or ".."
 	stacked_lines STACK-LINK "$log" | awk '$1 ~ /^disk\/by-label\// {
 		n = substr($1, 15); if (n ~ /\// || n == "." || n == "..") print "by-label name not one component: " $1 }'
@@ -381,6 +384,65 @@ initdev_case() {
 		atf_fail "$1: RUN programs failed: $(tr '\n' ' ' < rules.counts)"
 }
 
+# systemd_image CACHE stock|initdev: dracut's default image (no -m: a
+# systemd initrd where systemd is installed), with the database hook (its
+# output sent to the console: the units' output goes to the journal);
+# initdev's with --add initdev --omit what 90initdev refuses that the stock
+# build includes (as systemd_initrd_test). Prints its path.
+systemd_image() (
+	cache=$1 kind=$2
+	text=$(printf '{\n%s\n} > /dev/console 2>&1\n' "$(btrfs_db_hook)")
+	hook=$cache/btrfs-db-console-hook-$(printf '%s\n' "$text" | sha256sum | cut -c1-16).sh
+	printf '%s\n' "$text" > "$hook.tmp" && mv "$hook.tmp" "$hook" || return 1
+	base=$(boot_cached_dracut_tree "$cache") || return 1
+	set -- --include "$hook" /lib/dracut/hooks/pre-pivot/90-btrfs-db.sh
+	stock=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" "$@") || return 1
+	[ "$kind" = stock ] && { echo "$stock"; return 0; }
+	omit=$(refused_included "$stock.log") || return 1
+	omit=${omit% }
+	itree=$(boot_initdev_tree "$cache" "$base") || return 1
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	boot_cached_initramfs "$cache" "$itree" "$KVER" "" "" --add initdev \
+		${omit:+--omit "$omit"} "$@"
+)
+
+atf_test_case systemd_single
+systemd_single_head() {
+	atf_set descr "dracut's default image (a systemd initrd), stock and with --add initdev: the single-disk btrfs root is reached, the same links and member database lines"
+	btrfs_head
+}
+systemd_single_body() {
+	btrfs_selected systemd_single
+	harness_shared_cache
+	harness_setup
+	initdev_locate
+	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
+	# shellcheck source=tests/boot/toolguest-lib.sh
+	. "$(atf_get_srcdir)/toolguest-lib.sh"
+	# shellcheck source=tests/boot/stacked-lib.sh
+	. "$(atf_get_srcdir)/stacked-lib.sh"
+	DISKS=$(btrfs_disks "$cache") || atf_fail "the tool guest could not make the btrfs disks"
+	STOCK_IMG=$(systemd_image "$cache" stock) || atf_fail "dracut could not build the stock default image"
+	INITDEV_IMG=$(systemd_image "$cache" initdev) || atf_fail "dracut could not build the initdev default image"
+	for img in "$STOCK_IMG" "$INITDEV_IMG"; do
+		grep -q 'Including module: systemd-initrd ' "$img.log" || atf_fail "$img is not a systemd initrd"
+		grep -q 'Including module: btrfs ' "$img.log" || atf_fail "$img has no btrfs module"
+	done
+	btrfs_boot_checked single "$STOCK_IMG" stock.log
+	btrfs_boot_checked single "$INITDEV_IMG" boot.log
+	btrfs_links stock.log > stock.links && btrfs_links boot.log > initdev.links
+	diff -u stock.links initdev.links || echo "(links: the differences above; what stock has must be here)"
+	LC_ALL=C comm -23 stock.links initdev.links > missing
+	[ ! -s missing ] || atf_fail "links of the stock boot missing or different: $(tr '\n' ';' < missing)"
+	stacked_lines BTRFS-DB stock.log | LC_ALL=C sort > stock.db
+	stacked_lines BTRFS-DB boot.log | LC_ALL=C sort > initdev.db
+	[ -s stock.db ] || atf_fail "the stock boot printed no database lines"
+	diff -u stock.db initdev.db || atf_fail "the member's database lines differ from stock's (above)"
+	stacked_lines BTRFS-RULES boot.log | grep -qx 'run_failures: 0' ||
+		atf_fail "initdev's RUN failures: $(stacked_lines BTRFS-RULES boot.log | tr '\n' ' ')"
+}
+
 # btrfs_descr SCENARIO: what it boots.
 btrfs_descr() {
 	case $1 in
@@ -405,4 +467,5 @@ atf_init_test_cases() {
 		atf_add_test_case "stock_$sc"
 		atf_add_test_case "initdev_$sc"
 	done
+	atf_add_test_case systemd_single
 }
