@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/trigger-match.h"
 #include "engine/cmdline.h"
 #include "handlers/udev-db.h"
 #include "util/control.h"
@@ -276,9 +277,44 @@ static int trigger_request(struct cli *cli)
 }
 
 /*
+ * udevadm trigger -s|--subsystem-match=S -p|--property-match=KEY=VALUE
+ * [-c|--action=change|add] [-v] [-n]: the matching devices' uevent files
+ * get the action (trigger-match.h); what 64-btrfs.rules runs. 0 even when
+ * nothing matched, as udevadm.
+ */
+static int trigger_matching(struct cli *cli, const struct trigger_match *m, bool verbose)
+{
+	unsigned int failed;
+	int n = trigger_match_run(m, cli->sysfs, cli->udev_run, verbose ? stdout : NULL, &failed);
+
+	if (n < 0) {
+		fprintf(stderr, "udevadm (initdev): trigger: %s: %s\n", cli->sysfs, strerror(-n));
+		return EXIT_FAIL;
+	}
+	if (failed)
+		fprintf(stderr, "udevadm (initdev): trigger: %u devices could not be triggered\n",
+			failed);
+	return EXIT_OK;
+}
+
+/* One -s or -p word into m; false if it is not one trigger_match takes. */
+static bool add_match(struct trigger_match *m, int c, const char *arg)
+{
+	if (c == 's' && m->nsubsystems < TRIGGER_MATCH_MAX && trigger_match_subsystem_ok(arg)) {
+		m->subsystems[m->nsubsystems++] = arg;
+		return true;
+	}
+	if (c == 'p' && m->nprops < TRIGGER_MATCH_MAX && trigger_match_property_ok(arg)) {
+		m->props[m->nprops++] = arg;
+		return true;
+	}
+	return false;
+}
+
+/*
  * udevadm trigger [-t|--type=devices|subsystems|all] [-c|--action=add]
  * [--prioritized-subsystem=LIST]: the daemon's coldplug (all = subsystems
- * and devices).
+ * and devices). With -s or -p: trigger_matching.
  */
 static int trigger(struct cli *cli, int argc, char **argv)
 {
@@ -286,21 +322,43 @@ static int trigger(struct cli *cli, int argc, char **argv)
 		{ "type", required_argument, NULL, 't' },
 		{ "action", required_argument, NULL, 'c' },
 		{ "prioritized-subsystem", required_argument, NULL, 'P' },
+		{ "subsystem-match", required_argument, NULL, 's' },
+		{ "property-match", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 },
 	};
-	const char *type = "devices", *action = "change";
+	struct trigger_match m = { .action = NULL };
+	const char *type = "devices", *action = NULL;
+	bool verbose = false;
 	int c;
 
 	options_reset();
-	while ((c = next_option(argc, argv, "t:c:", opts)) != -1) {
+	while ((c = next_option(argc, argv, "t:c:s:p:vn", opts)) != -1) {
 		if (c == 't')
 			type = optarg;
 		else if (c == 'c')
 			action = optarg;
+		else if (c == 'v')
+			verbose = true;
+		else if (c == 'n')
+			m.dry_run = true;
+		else if ((c == 's' || c == 'p') && add_match(&m, c, optarg))
+			continue;
 		else if (c != 'P' || !subsystem_list_ok(optarg))
 			return unsupported(argc, argv);
 	}
-	if (optind < argc || strcmp(action, "add") != 0)
+	if (optind < argc || (strcmp(type, "devices") != 0 && m.nsubsystems + m.nprops > 0))
+		return unsupported(argc, argv);
+	if (m.nsubsystems + m.nprops > 0) {
+		/* udev's default action is change; -p alone would walk every subsystem */
+		m.action = action ? action : "change";
+		if (m.nsubsystems == 0 ||
+		    (strcmp(m.action, "change") != 0 && strcmp(m.action, "add") != 0))
+			return unsupported(argc, argv);
+		return trigger_matching(cli, &m, verbose);
+	}
+	if (!action || strcmp(action, "add") != 0 || verbose || m.dry_run)
 		return unsupported(argc, argv);
 	/* module, bus and driver objects need no trigger: see docs/populator.md */
 	if (strcmp(type, "subsystems") == 0)

@@ -90,6 +90,27 @@ static void make_safe(const char raw[PROBE_VALUE_MAX], char out[PROBE_VALUE_MAX]
 	memcpy(out, tmp, strlen(tmp) + 1);
 }
 
+/*
+ * ID_FS_LABEL_ENC and ID_FS_UUID_ENC as udev 252's blkid builtin makes
+ * them (print_property): blkid_encode_string into the 256-byte buffer
+ * that holds the safe string, its failure ignored. An encoding longer
+ * than 252 bytes (a long label with escaped bytes) stops there, and the
+ * value is what it wrote, then the safe string's bytes past that point
+ * (udev's buffer beyond the safe string is stack garbage: here zeros).
+ */
+static void encode_as_udev(const char *raw, const char *safe, char *enc, size_t enc_size)
+{
+	char s[PROBE_VALUE_MAX] = "";
+
+	if (probe_encode(raw, enc, enc_size) == 0 && strlen(enc) + 3 < sizeof(s))
+		return; /* it fit: the same */
+	memcpy(s, safe, strnlen(safe, sizeof(s) - 1));
+	if (blkid_dl_load() == 0)
+		(void)blkid_encode_string(raw, s, sizeof(s));
+	s[sizeof(s) - 1] = '\0';
+	snprintf(enc, enc_size, "%s", s);
+}
+
 /* A raw value exported twice: made safe, and encoded (enc may be NULL). */
 static void set_safe_enc(const char *data, size_t len, char safe[PROBE_VALUE_MAX],
 			 char *enc, size_t enc_size)
@@ -99,7 +120,7 @@ static void set_safe_enc(const char *data, size_t len, char safe[PROBE_VALUE_MAX
 	cut_value(data, len, raw);
 	make_safe(raw, safe);
 	if (enc != NULL)
-		(void)probe_encode(raw, enc, enc_size); /* fits: enc_size is PROBE_ENC_MAX */
+		encode_as_udev(raw, safe, enc, enc_size);
 }
 
 /* PART_ENTRY_NUMBER: a small decimal; anything else leaves 0 (unknown). */

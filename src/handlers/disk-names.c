@@ -28,8 +28,15 @@ static void add(char names[][LINK_NAME_MAX], size_t *n, const char *dir,
 {
 	if (*n >= DISK_NAMES_MAX || !name[0])
 		return;
-	if ((size_t)snprintf(names[*n], LINK_NAME_MAX, "%s/%s%s", dir, name, suffix) < LINK_NAME_MAX)
-		(*n)++;
+	size_t len = (size_t)snprintf(names[*n], LINK_NAME_MAX, "%s/%s%s", dir, name, suffix);
+
+	if (len >= LINK_NAME_MAX)
+		return;
+	/* udev simplifies a link's path: a name ending in '/' (a cut label
+	 * encoding, blkid-probe.c) loses it; a '/' inside stays refused */
+	while (len > strlen(dir) + 2 && names[*n][len - 1] == '/')
+		names[*n][--len] = '\0';
+	(*n)++;
 }
 
 static bool usage_links(const struct probe_result *p)

@@ -102,9 +102,29 @@ static void note_probe(struct disk_ctx *c, const struct uevent *ev, int r)
 			"(not logged again for this device)", ev->devname, errno_text(r));
 }
 
+bool disk_holds_names(const struct probe_result *p)
+{
+	return p->has_fs && strcmp(p->fs_type, "btrfs") == 0;
+}
+
+bool disk_held_name(const char *name)
+{
+	return strncmp(name, "by-uuid/", 8) == 0 || strncmp(name, "by-label/", 9) == 0;
+}
+
+/* Is name ("by-uuid/X") among cur ("disk/by-uuid/X", n of them)? */
+static bool claims(char (*cur)[LINK_NAME_MAX], size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(cur[i], "disk/", 5) == 0 && strcmp(cur[i] + 5, name) == 0)
+			return true;
+	return false;
+}
+
 static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 {
 	static __thread char names[DISK_NAMES_MAX][LINK_NAME_MAX];
+	static __thread char cur[DISK_NAMES_MAX][LINK_NAME_MAX];
 	const char *ptrs[DISK_NAMES_MAX];
 	struct disk_links_device_info info = { .major = ev->major, .minor = ev->minor };
 	int fd = open_node(c, ev), r = fd;
@@ -121,9 +141,16 @@ static void probe_and_link(struct disk_ctx *c, const struct uevent *ev)
 	n = disk_link_names(c->sysfs, ev, info.probed ? &info.probe : NULL, names);
 	/* only a name can be contested */
 	info.removable = n > 0 && disk_removable(c->sysfs, ev->devpath, info.partition);
+	bool hold = c->hold_btrfs && info.probed && disk_holds_names(&info.probe);
+	size_t k = 0, ncur = 0;
+
+	/* a held name the device has already (a change event) stays: no gap */
+	if (hold)
+		ncur = disk_links_device_names(c->links, ev->devpath, cur, DISK_NAMES_MAX);
 	for (size_t i = 0; i < n; i++)
-		ptrs[i] = names[i];
-	(void)disk_links_update(c->links, ev->devpath, &info, 0, ptrs, n);
+		if (!hold || !disk_held_name(names[i]) || claims(cur, ncur, names[i]))
+			ptrs[k++] = names[i];
+	(void)disk_links_update(c->links, ev->devpath, &info, 0, ptrs, k);
 }
 
 /* Only what udev's rules probe gets probed and named (path_id_probed_kernel). */

@@ -264,6 +264,44 @@ static int event_from(struct call *c, const struct uevent *ev, const struct rule
 	return r;
 }
 
+/*
+ * A btrfs member's filesystem names, which the disk handler held back
+ * until its rules ran (disk.h: 64-btrfs.rules' builtin registers the
+ * member with the kernel): every native name of the device into names,
+ * the held ones also into c->native (DEVLINKS lists them, and they stay
+ * native names, not rules links). Returns the count; 0 for other devices.
+ */
+static size_t held_names(struct call *c, const struct uevent *ev, char (*names)[LINK_NAME_MAX])
+{
+	size_t n;
+
+	if (!c->probed || ev->action == UEVENT_REMOVE || !ev->devname || !ev->has_devnum ||
+	    !disk_holds_names(&c->info.probe))
+		return 0;
+	n = disk_link_names(c->h->sysfs, ev, &c->info.probe, names);
+	for (size_t i = 0; i < n && c->nnative < NATIVE_MAX; i++) {
+		if (!disk_held_name(names[i]) ||
+		    (size_t)snprintf(c->native[c->nnative], LINK_NAME_MAX, "disk/%s", names[i]) >=
+			    LINK_NAME_MAX)
+			continue;
+		c->nnative++;
+	}
+	return n;
+}
+
+/* Link the names held_names found, after the rules (udev: before RUN). */
+static void link_held(struct call *c, const struct uevent *ev, char (*names)[LINK_NAME_MAX],
+		      size_t n)
+{
+	const char *ptrs[DISK_NAMES_MAX];
+
+	if (n == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = names[i];
+	(void)disk_links_update(c->h->links, ev->devpath, &c->info, 0, ptrs, n);
+}
+
 /* SYMLINK results go through the link table, relative to --dev. */
 static void apply_links(struct call *c, const struct uevent *ev, struct rules_event *re)
 {
@@ -510,9 +548,14 @@ static enum dm_cookie_outcome run_event(struct call *c, const struct rules_loade
 	unsigned int failed;
 	enum dm_cookie_outcome released;
 
+	static __thread char held[DISK_NAMES_MAX][LINK_NAME_MAX];
+	size_t nheld;
+
 	c->probed = disk_links_device(h->links, ev->devpath, &c->info) && c->info.probed;
 	c->nnative = disk_links_device_names(h->links, ev->devpath, c->native, NATIVE_MAX);
+	nheld = held_names(c, ev, held);
 	if (event_from(c, ev, have_old ? &old : NULL, &re) < 0) {
+		link_held(c, ev, held, nheld);
 		log_msg(h->log, LOG_WARNING, "%s: rules: cannot build the event", ev->devpath);
 		released = dm_cookie_book_end(&h->cookies, ev, NULL, NULL, r);
 		goto out;
@@ -524,6 +567,7 @@ static enum dm_cookie_outcome run_event(struct call *c, const struct rules_loade
 			ev->devpath);
 	(void)rules_event_finish(&re);
 	apply_results(c, ev, &re);
+	link_held(c, ev, held, nheld);
 	persist(c, ev, &re, have_old ? &old : NULL);
 	rel.n = dm_cookie_releases_last(&re);
 	re.nrun -= rel.n;
@@ -594,10 +638,15 @@ static void handle(void *ctx, const struct handler_call *call)
 	if (c.kmod)
 		c.kmod->seqnum = call->ev->seqnum; /* the trace ties its modules to the event */
 	/* also without rules: udevd keeps every device's record and broadcasts every event */
-	if (l)
+	if (l) {
 		o = run_event(&c, l, call->ev, &r);
-	else
+	} else {
+		static __thread char held[DISK_NAMES_MAX][LINK_NAME_MAX];
+
+		c.probed = disk_links_device(h->links, call->ev->devpath, &c.info) && c.info.probed;
+		link_held(&c, call->ev, held, held_names(&c, call->ev, held));
 		o = dm_cookie_book_end(&h->cookies, call->ev, NULL, NULL, &r);
+	}
 	put(h, l);
 	log_cookie(h, call->ev, o, r);
 }

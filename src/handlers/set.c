@@ -40,6 +40,8 @@ static int init_parts(struct handler_set *hs, const struct handler_set_config *c
 		.udev_run = cfg->udev_run, .broadcast = cfg->broadcast }, &hs->devnode,
 		&hs->links, &hs->modload, hs->log);
 	hs->up++;
+	/* the rules handler links what the disk handler holds back (disk.h) */
+	hs->disk.hold_btrfs = r == 0;
 	/* without rules initdev still does its own work */
 	if (r < 0)
 		log_msg(hs->log, LOG_WARNING, "udev rules are not applied");

@@ -544,7 +544,7 @@ refuses_rule_modules_body() {
 	# dracut's default "all modules" mode: lunmask (95) and the like are
 	# only known once install() runs. Which of the refused modules sorted
 	# before 90initdev pass their own check() depends on the host's
-	# packages (btrfs-progs brings 90btrfs), so all of those are omitted:
+	# packages (multipath-tools brings 90multipath), so all of those are omitted:
 	# check() must let the build through for install() to be tested.
 	early=$(early_conflicts "$itree") || atf_fail "cannot list 90initdev's refused modules"
 	mkdir -p all/confdir all/tmp && : > all/dracut.conf

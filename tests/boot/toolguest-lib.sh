@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # The "tool guest": run a shell script inside a QEMU guest that has
-# device-mapper, md, cryptsetup, lvm, mdadm, mkfs.ext4, sfdisk, dmsetup and
-# udevadm, with given disk images attached and given files added, and get
-# its output and exit status back. POSIX sh, sourced after lib.sh (it uses
+# device-mapper, md, btrfs (the module; a job brings mkfs.btrfs with -p),
+# cryptsetup, lvm, mdadm, mkfs.ext4, sfdisk, dmsetup and udevadm, with given
+# disk images attached and given files added, and get its output and exit
+# status back. POSIX sh, sourced after lib.sh (it uses
 # boot_kver, boot_cache_dir, boot_cached_dracut_tree, boot_cached_initramfs).
 #
 # Why a guest: the host kernel has no device-mapper, no md and reads no
@@ -67,7 +68,7 @@
 
 # Stock dracut modules of the tool image, and the extra programs it gets.
 TG_MODULES="base crypt dm lvm mdraid"
-TG_DRIVERS="virtio_pci virtio_blk virtio_scsi sd_mod ext4 dm_mod dm_crypt md_mod raid0 raid1 loop"
+TG_DRIVERS="virtio_pci virtio_blk virtio_scsi sd_mod ext4 dm_mod dm_crypt md_mod raid0 raid1 loop btrfs"
 TG_PROGRAMS="cryptsetup lvm mdadm dmsetup udevadm mkfs.ext4 mke2fs e2fsck tune2fs
 dumpe2fs debugfs sfdisk blkid wipefs partx losetup dd sync sha256sum cmp od tr
 sort find xargs stat tar base64 timeout head tail wc cut seq stty pidof awk"

@@ -94,8 +94,71 @@ trigger_refuses_bad_calls_body() {
 }
 trigger_refuses_bad_calls_cleanup() { cleanup_root; }
 
+# match_setup: ./udevadm and a udev database of this test's own
+# (INITDEV_UDEV_RUN_DIR): /dev/null's entry says ID_BTRFS_READY=0, /dev/zero's 1.
+# The cases use --dry-run: they read the host's /sys and write nothing.
+match_setup() {
+	ln -s "$(bin)" udevadm || atf_fail "cannot link udevadm"
+	mkdir -p udev/data
+	printf 'E:ID_FS_TYPE=btrfs\nE:ID_BTRFS_READY=0\nE:SYSTEMD_READY=0\n' > udev/data/c1:3
+	printf 'E:ID_FS_TYPE=btrfs\nE:ID_BTRFS_READY=1\n' > udev/data/c1:5
+	INITDEV_UDEV_RUN_DIR=$PWD/udev
+	export INITDEV_UDEV_RUN_DIR
+	[ -e /sys/class/mem/null ] && [ -e /sys/class/mem/zero ] || atf_skip "no /sys/class/mem"
+}
+
+atf_test_case trigger_match_by_property
+trigger_match_by_property_head() {
+	atf_set descr "64-btrfs.rules' call (-s block -p ID_BTRFS_READY=0) picks the devices whose database entry or uevent file matches; globs, OR between -p"
+}
+trigger_match_by_property_body() {
+	match_setup
+	atf_check -s exit:0 -o inline:"/sys/devices/virtual/mem/null\n" \
+		./udevadm trigger -n -v -s mem -p ID_BTRFS_READY=0
+	atf_check -s exit:0 -o inline:"/sys/devices/virtual/mem/zero\n" \
+		./udevadm trigger --dry-run --verbose --subsystem-match=mem --property-match=ID_BTRFS_READY=1
+	./udevadm trigger -n -v -s mem -p 'ID_BTRFS_*=*' | sort > both || atf_fail "glob failed"
+	printf '/sys/devices/virtual/mem/null\n/sys/devices/virtual/mem/zero\n' > want
+	atf_check -o file:want cat both
+	# the uevent file's properties count too, and -p words are ORed
+	./udevadm trigger -n -v -s mem -p DEVNAME=zero -p ID_BTRFS_READY=0 | sort > or
+	atf_check -o file:want cat or
+	# the subsystem must match: nothing in block has these entries
+	atf_check -s exit:0 -o empty ./udevadm trigger -n -v -s block -p ID_BTRFS_READY=0
+}
+
+atf_test_case trigger_match_hostile_db
+trigger_match_hostile_db_head() {
+	atf_set descr "bad input: a database entry that is a symlink, too large or binary matches nothing and stops nothing"
+}
+trigger_match_hostile_db_body() {
+	match_setup
+	ln -sf c1:5 udev/data/c1:3 # (a link: not followed)
+	head -c 1100000 /dev/zero | tr '\0' 'E' > udev/data/c1:5
+	printf 'E:ID_BTRFS_READY=0' >> udev/data/c1:5 # (past the bound)
+	printf '\001\377E:\nID_BTRFS_READY=0\nE:=0\nEID_BTRFS_READY=0\n' > udev/data/c1:7
+	atf_check -s exit:0 -o empty ./udevadm trigger -n -v -s mem -p ID_BTRFS_READY=0
+}
+
+atf_test_case trigger_match_refuses_bad_calls
+trigger_match_refuses_bad_calls_head() {
+	atf_set descr "match words initdev cannot honour (no KEY=, no subsystem, a path, an action other than add or change) fail with udevadm's usage code"
+}
+trigger_match_refuses_bad_calls_body() {
+	match_setup
+	for args in "-s mem -p ID_BTRFS_READY" "-s mem -p =0" "-p ID_BTRFS_READY=0" \
+		"-s ../mem -p A=1" "-s mem/x -p A=1" "-s mem -p A=1 --action=remove" \
+		"-s mem -p A=1 --type=subsystems" "-s mem -p A=1 extra"; do
+		# shellcheck disable=SC2086 # split on purpose
+		atf_check -s exit:2 -e match:"not supported by initdev" ./udevadm trigger -n $args
+	done
+}
+
 atf_init_test_cases() {
 	atf_add_test_case trigger_as_systemd_unit
 	atf_add_test_case trigger_waits_for_daemon
 	atf_add_test_case trigger_refuses_bad_calls
+	atf_add_test_case trigger_match_by_property
+	atf_add_test_case trigger_match_hostile_db
+	atf_add_test_case trigger_match_refuses_bad_calls
 }
