@@ -21,6 +21,10 @@
 #                 init) on kernel 6.12: stock, then with --add initdev,
 #                 compared (root, dm/md names, links, udev database).
 #                 stacked_set=ci runs only TRIXIE_STACKED_CI_CASES.
+#   default_image trixie's default image (the systemd initrd, systemd 257
+#                 as PID 1) with --add initdev and 90initdev's refused
+#                 modules omitted, next to the stock default image, on a
+#                 plain root: same links (stacked_set=all only)
 # Cold, the tree takes minutes to make (trixie-tree): the timeout allows it.
 
 # shellcheck source=tests/boot/trixie-lib.sh
@@ -59,7 +63,8 @@ rules_check_body() {
 
 # trixie_image NAME [dracut args]: dracut 106 in the tree builds NAME.img
 # (here) for the tree's kernel, dracut's non-systemd init with
-# STOCK_MODULES and DRIVERS; NAME.img.log is dracut's output. The args see
+# STOCK_MODULES and DRIVERS (TRIXIE_FLOW=default: dracut's default module
+# set, the systemd initrd); NAME.img.log is dracut's output. The args see
 # the tree's /var/tmp/initdev-test-$$ holding status-hook.sh and the
 # contents of the directory TRIXIE_IMAGE_FILES, if set.
 trixie_image() {
@@ -71,10 +76,10 @@ trixie_image() {
 	if [ -n "${TRIXIE_IMAGE_FILES:-}" ]; then
 		cp -R "$TRIXIE_IMAGE_FILES/." "$TRIXIE_TREE$w/" || atf_fail "cannot copy the image's files"
 	fi
+	[ "${TRIXIE_FLOW:-}" = default ] || set -- -m "$STOCK_MODULES" \
+		--omit "systemd systemd-initrd dracut-systemd" --add-drivers "$DRIVERS" "$@"
 	trixie_chroot dracut --no-hostonly --kver "$TKVER" --no-compress --force \
-		--no-early-microcode --nostrip -m "$STOCK_MODULES" \
-		--omit "systemd systemd-initrd dracut-systemd" --add-drivers "$DRIVERS" \
-		"$@" "$w/$name.img" > "$name.img.log" 2>&1
+		--no-early-microcode --nostrip "$@" "$w/$name.img" > "$name.img.log" 2>&1
 	rc=$?
 	mv "$TRIXIE_TREE$w/$name.img" . 2> /dev/null
 	rm -rf "$TRIXIE_TREE$w"
@@ -415,6 +420,61 @@ initdev_md_both_head() {
 initdev_md_both_body() { trixie_initdev_case md-both; }
 
 
+atf_test_case default_image
+default_image_head() {
+	atf_set descr "trixie's default image (dracut 106's systemd initrd, systemd 257 as PID 1) with --add initdev and only 90initdev's refused modules omitted boots a plain root as the stock default image does, with the same links"
+	trixie_head 1500 "qemu-system-x86_64 mkfs.ext4"
+}
+default_image_body() {
+	boot_selected default_image ""
+	trixie_setup
+	# shellcheck source=tests/boot/lib.sh
+	. "$(atf_get_srcdir)/lib.sh"
+	[ -x /bin/busybox ] || atf_skip "busybox-static is not installed"
+	TKVER=$(ls "$TRIXIE_TREE/usr/lib/modules" | head -n 1)
+	KERNEL=$TRIXIE_TREE/boot/vmlinuz-$TKVER
+	[ -f "$KERNEL" ] || atf_fail "no kernel $KERNEL in the tree"
+	TRIXIE_FLOW=default
+	trixie_image stock
+	grep -q 'Including module: systemd-initrd ' stock.img.log ||
+		{ cat stock.img.log; atf_fail "trixie's default image is not a systemd initrd"; }
+	# the modules 90initdev (as installed in the tree) refuses that the stock build has
+	refused=$(trixie_chroot bash -c '. /usr/lib/dracut/modules.d/90initdev/module-setup.sh &&
+		initdev_conflicting_modules' | tr -s ' ' '\n') && [ -n "$refused" ] ||
+		atf_fail "cannot list 90initdev's refused modules"
+	omit=$(sed -n 's/.*Including module: \([^ ]*\) .*/\1/p' stock.img.log |
+		while read -r m; do printf '%s\n' "$refused" | grep -qx -- "$m" && printf '%s ' "$m"; done)
+	omit=${omit% }
+	echo "refused modules the stock default image includes, omitted: ${omit:-none}"
+	trixie_image initdev --add initdev ${omit:+--omit "$omit"}
+	for m in initdev systemd-initrd; do
+		grep -q "Including module: $m " initdev.img.log ||
+			{ cat initdev.img.log; atf_fail "the initdev image has no $m"; }
+	done
+	uuid=$(cat /proc/sys/kernel/random/uuid)
+	boot_make_rootfs staging || atf_fail "cannot make the root tree"
+	boot_make_ext4 root.ext4 32 staging "$uuid" trixiesysd || atf_fail "cannot make root.ext4"
+	for n in stock initdev; do
+		if ! boot_qemu "$n.log" 420 "$KERNEL" "$n.img" \
+			"root=UUID=$uuid rd.emergency=poweroff $BOOT_DRACUT_APPEND" \
+			-drive file=root.ext4,if=virtio,format=raw; then
+			boot_log_tail "$n.log"
+			atf_fail "the $n default image did not reach the root (above)"
+		fi
+		# by-diskseq/N: the kernel's numbers differ between boots
+		boot_links "$n.log" | grep -v '^by-diskseq/' > "$n.links"
+		echo "$n: root reached, wall $(cat "$n.log.wall")s, $(wc -l < "$n.links") links"
+	done
+	grep -qx "by-uuid/$uuid -> /dev/vda" initdev.links ||
+		{ boot_log_tail initdev.log; atf_fail "no by-uuid link to the root"; }
+	diff -u stock.links initdev.links ||
+		atf_fail "/dev/disk links differ: '-' udevd 257 only, '+' initdev only"
+	tr -d '\r' < initdev.log | grep -q 'initdev\[[0-9]*\]: settled at kernel SEQNUM' ||
+		{ boot_log_tail initdev.log; atf_fail "initdev did not settle in the systemd initrd"; }
+	tr -d '\r' < stock.log | grep -q 'initdev\[' && atf_fail "the stock image ran initdev"
+	true
+}
+
 atf_init_test_cases() {
 	atf_add_test_case rules_check
 	atf_add_test_case parity_loop
@@ -424,4 +484,5 @@ atf_init_test_cases() {
 	atf_add_test_case initdev_lvm_luks
 	atf_add_test_case stock_md_both
 	atf_add_test_case initdev_md_both
+	atf_add_test_case default_image
 }
