@@ -46,7 +46,7 @@ static int assign_env(struct evstate *s, const struct rules_token *t)
 	}
 	if (s->ev->esc == ESC_REPLACE)
 		ustr_replace_chars(v + used, NULL);
-	return props_set(&s->ev->props, t->attr, v, t->attr[0] != '.');
+	return props_set_rule(&s->ev->props, t->attr, v);
 }
 
 static bool tag_name_ok(const char *s)

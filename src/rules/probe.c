@@ -182,7 +182,7 @@ static int import_line(struct evstate *s, char *line)
 		val[n - 1] = '\0';
 		val++;
 	}
-	return props_set(&s->ev->props, key, val, key[0] != '.') == -ENOMEM ? -ENOMEM : 0;
+	return props_set_rule(&s->ev->props, key, val) == -ENOMEM ? -ENOMEM : 0;
 }
 
 static int import_text(struct evstate *s, char *text)
@@ -300,7 +300,7 @@ static int import_db(struct evstate *s, const struct rules_token *t)
 
 	if (!v)
 		return t->op == ROP_NOMATCH;
-	if (props_set(&s->ev->props, t->value, v, t->value[0] != '.') == -ENOMEM)
+	if (props_set_rule(&s->ev->props, t->value, v) == -ENOMEM)
 		return -ENOMEM;
 	return t->op == ROP_MATCH;
 }
@@ -334,7 +334,7 @@ static int import_cmdline(struct evstate *s, const struct rules_token *t)
 		if (cmdline_key_eq(argv[i], klen, t->value))
 			found = eq ? eq + 1 : "1";
 	}
-	r = found ? props_set(&s->ev->props, t->value, found, t->value[0] != '.') : 0;
+	r = found ? props_set_rule(&s->ev->props, t->value, found) : 0;
 	free(argv);
 	if (r == -ENOMEM)
 		return r;
@@ -359,8 +359,7 @@ static int import_parent(struct evstate *s, const struct rules_token *t)
 	}
 	for (size_t i = 0; r == 0 && i < p.n; i++)
 		if (fnmatch(filter, p.v[i].key, 0) == 0)
-			r = props_set(&s->ev->props, p.v[i].key, p.v[i].value,
-				      p.v[i].key[0] != '.');
+			r = props_set_rule(&s->ev->props, p.v[i].key, p.v[i].value);
 	props_clear(&p);
 	return r == -ENOMEM ? r : t->op == ROP_MATCH;
 }

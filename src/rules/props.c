@@ -79,6 +79,13 @@ int props_set_long(struct props *p, const char *key, const char *value, bool db,
 	return r;
 }
 
+int props_set_rule(struct props *p, const char *key, const char *value)
+{
+	if (UDEV_COMPAT >= 257 && value && !value[0])
+		value = NULL;
+	return props_set(p, key, value, key[0] != '.');
+}
+
 int props_set_pair(struct props *p, const char *pair, bool db)
 {
 	const char *eq = strchr(pair, '=');

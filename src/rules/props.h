@@ -41,6 +41,13 @@ int props_set(struct props *p, const char *key, const char *value, bool db);
  * builds itself (DEVLINKS, TAGS from a strv): max bytes with the NUL.
  */
 int props_set_long(struct props *p, const char *key, const char *value, bool db, size_t max);
+/*
+ * What a rule's ENV{KEY}= or an IMPORT sets: props_set, for the database
+ * unless KEY starts with '.'. Built for udev 257 (UDEV_COMPAT), "" unsets
+ * KEY, as 257 does (ENV{X}="$env{UNSET}", dmsetup splitname's
+ * DM_LV_LAYER=''); 252 kept "KEY=" in the event and the database.
+ */
+int props_set_rule(struct props *p, const char *key, const char *value);
 /* Set from "KEY=VALUE" (db false: from the event). */
 int props_set_pair(struct props *p, const char *pair, bool db);
 const char *props_get(const struct props *p, const char *key);

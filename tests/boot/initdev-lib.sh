@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Shared by the atf-sh boot tests of dracut images with initdev
-# (initdev_test, handoff_test, package_test, systemd_test): locating the
+# (initdev_test, handoff_test, package_test, systemd_test, stacked_test,
+# trixie_test): locating the
 # staged install of initdev and its dracut module,
 # building the image and the root, booting, reading the guest's report.
 # Each test sets STOCK_MODULES, DRIVERS, ROOT_UUID, ROOT_LABEL and
@@ -146,4 +147,40 @@ refused_included() {
 			printf '%s\n' "$refused" | grep -qx -- "$m" && printf '%s ' "$m"
 		done
 	return 0
+}
+
+# ---- stacked roots (stacked_test, trixie_test; stacked-lib.sh loaded) ----
+
+# checked_stacked_boot SCENARIO IMAGE LOG: boot; fail with the log's tail
+# unless the root reported, dracut's init.sh switched root and the
+# scenario's checks pass. Prints the time to root and the links.
+checked_stacked_boot() {
+	if ! stacked_boot "$1" "$DISKS" "$2" "$3"; then
+		boot_log_tail "$3"
+		atf_fail "$1: the guest did not reach BOOT-END (log above)"
+	fi
+	up=$(boot_result_uptime "$3") || { boot_log_tail "$3"; atf_fail "$1: no BOOT-RESULT line"; }
+	echo "$1: root's init at guest uptime ${up}s, wall $(cat "$3.wall")s"
+	tr -d '\r' < "$3" | grep -q 'dracut: Switching root' || {
+		boot_log_tail "$3"
+		atf_fail "$1: dracut's init.sh did not switch root"
+	}
+	echo "$1: links:"
+	stacked_links "$3" | sed 's/^/  /'
+	if ! stacked_check "$1" "$3"; then
+		boot_log_tail "$3"
+		atf_fail "$1: $(tr '\n' ';' < "$3.problems")"
+	fi
+}
+
+# stacked_initdev_compare SCENARIO STOCK_LOG LOG: fail unless the initdev
+# boot in LOG made every link of the stock boot in STOCK_LOG, left the
+# same udev database entries and none of stacked_initdev_problems.
+stacked_initdev_compare() {
+	stacked_compare_links "$2" "$3" ||
+		atf_fail "$1: the initdev image's links differ from the stock image's (above)"
+	stacked_compare_db "$2" "$3" ||
+		atf_fail "$1: the udev database the root finds differs from the stock image's (above)"
+	stacked_initdev_problems "$3" > "$3.initdev-problems"
+	[ ! -s "$3.initdev-problems" ] || atf_fail "$1: $(tr '\n' ';' < "$3.initdev-problems")"
 }

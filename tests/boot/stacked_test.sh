@@ -80,28 +80,6 @@ stacked_stock_log_path() {
 	echo "$cache/stock-boot-$1-$key.log"
 }
 
-# checked_stacked_boot SCENARIO IMAGE LOG: boot; fail with the log's tail
-# unless the root reported, dracut's init.sh switched root and the
-# scenario's checks pass. Prints the time to root and the links.
-checked_stacked_boot() {
-	if ! stacked_boot "$1" "$DISKS" "$2" "$3"; then
-		boot_log_tail "$3"
-		atf_fail "$1: the guest did not reach BOOT-END (log above)"
-	fi
-	up=$(boot_result_uptime "$3") || { boot_log_tail "$3"; atf_fail "$1: no BOOT-RESULT line"; }
-	echo "$1: root's init at guest uptime ${up}s, wall $(cat "$3.wall")s"
-	tr -d '\r' < "$3" | grep -q 'dracut: Switching root' || {
-		boot_log_tail "$3"
-		atf_fail "$1: dracut's init.sh did not switch root"
-	}
-	echo "$1: links:"
-	stacked_links "$3" | sed 's/^/  /'
-	if ! stacked_check "$1" "$3"; then
-		boot_log_tail "$3"
-		atf_fail "$1: $(tr '\n' ';' < "$3.problems")"
-	fi
-}
-
 # stock_case SCENARIO
 stock_case() {
 	stacked_selected "stock_$(echo "$1" | tr - _)"
@@ -133,12 +111,7 @@ initdev_case() {
 		stock_log=stock.log
 	fi
 	checked_stacked_boot "$1" "$INITDEV_IMG" boot.log
-	stacked_compare_links "$stock_log" boot.log ||
-		atf_fail "$1: the initdev image's links differ from the stock image's (above)"
-	stacked_compare_db "$stock_log" boot.log ||
-		atf_fail "$1: the udev database the root finds differs from the stock image's (above)"
-	stacked_initdev_problems boot.log > initdev.problems
-	[ ! -s initdev.problems ] || atf_fail "$1: $(tr '\n' ';' < initdev.problems)"
+	stacked_initdev_compare "$1" "$stock_log" boot.log
 }
 
 # initdev_image_setup: the disks (the bad ones too) and the initdev image (INITDEV_IMG).
