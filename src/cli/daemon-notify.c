@@ -27,11 +27,14 @@ void daemon_notify_init(struct daemon *d)
 
 /*
  * One status line: what is in hand, what was handled, what was refused.
- * A failure is said once, at PRIO: a warning while PID 1 should be
- * listening, info for STOPPING=1, which at switch-root reaches a PID 1
- * that has already let its notify socket go (udevd ignores it too).
+ * A failure is said once: a warning when PID 1 waits for PRE (READY=1,
+ * RELOADING=1: the unit times out without it); at info when UNHEARD names
+ * a message nothing waits for (STOPPING=1, a plain status change), which
+ * at switch-root reaches a PID 1 that has already let its notify socket go
+ * before its SIGTERM came (udevd ignores those failures too).
  */
-static void send_status(struct daemon *d, const char *pre, const char *state, int prio)
+static void send_status(struct daemon *d, const char *pre, const char *state,
+			const char *unheard)
 {
 	struct engine_stats s;
 	int r;
@@ -43,19 +46,22 @@ static void send_status(struct daemon *d, const char *pre, const char *state, in
 			  (unsigned long long)gate_rejected_total(&s.gate), s.present);
 	if (r < 0 && !d->notify_failed) {
 		d->notify_failed = true; /* said once: PID 1 gone is not news per event */
-		log_errno(&d->cli->log, prio, r, "service manager: cannot notify%s",
-			  prio == LOG_WARNING ? "" : " (stopping: nothing waits for it)");
+		if (unheard)
+			log_errno(&d->cli->log, LOG_INFO, r, "service manager: cannot notify "
+				  "(%s: nothing waits for it)", unheard);
+		else
+			log_errno(&d->cli->log, LOG_WARNING, r, "service manager: cannot notify");
 	}
 }
 
 void daemon_notify_ready(struct daemon *d)
 {
-	send_status(d, "READY=1", "Processing kernel events", LOG_WARNING);
+	send_status(d, "READY=1", "Processing kernel events", NULL);
 }
 
 void daemon_notify_stopping(struct daemon *d, const char *what)
 {
-	send_status(d, "STOPPING=1", what, LOG_INFO);
+	send_status(d, "STOPPING=1", what, "stopping");
 }
 
 void daemon_reload(struct daemon *d)
@@ -64,10 +70,10 @@ void daemon_reload(struct daemon *d)
 
 	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
 		 (unsigned long long)now_monotonic_usec());
-	send_status(d, msg, "Reloading the udev rules", LOG_WARNING);
+	send_status(d, msg, "Reloading the udev rules", NULL);
 	log_msg(&d->cli->log, LOG_INFO, "SIGHUP: reloading the udev rules");
 	(void)engine_reload(&d->engine); /* logged there */
-	send_status(d, "READY=1", "Processing kernel events", LOG_WARNING);
+	send_status(d, "READY=1", "Processing kernel events", NULL);
 }
 
 void daemon_notify_tick(struct daemon *d)
@@ -83,7 +89,8 @@ void daemon_notify_tick(struct daemon *d)
 	    now >= d->status_at + STATUS_INTERVAL_USEC) {
 		d->notify_settled = settled;
 		d->status_at = now;
-		send_status(d, NULL, settled ? "Settled" : "Processing kernel events", LOG_WARNING);
+		send_status(d, NULL, settled ? "Settled" : "Processing kernel events",
+			    "a status change");
 	}
 	if (d->watchdog_due && now >= d->watchdog_due) {
 		(void)notify_send(&d->notify, "WATCHDOG=1");

@@ -95,10 +95,8 @@ console_kbddir() (
 # are (CONSOLE-TEST lines), then the boot's end.
 write_console_init() {
 	{
-		printf '#!/bin/sh\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 # the root is mounted read-only: /run is dracut's tmpfs
 if dumpkmap > /run/keymap 2> /run/keymap.err; then
@@ -258,21 +256,7 @@ console_systemd_setup() {
 	command -v setfont > /dev/null || atf_skip "kbd is not installed"
 	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
 	initdev_locate
-	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "") ||
-		atf_fail "dracut could not build the stock default image"
-	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
-	OMIT=${OMIT% }
-	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"}) ||
-		atf_fail "dracut could not build the initdev default image"
-	for img in "$STOCK_INITRD" "$INITRD"; do
-		grep -q 'Including module: systemd-initrd ' "$img.log" ||
-			atf_fail "$img is not a systemd initrd (see $img.log)"
-		grep -q 'Including module: console-setup ' "$img.log" ||
-			atf_fail "$img has no console-setup (see $img.log)"
-	done
-	grep -q 'Including module: initdev ' "$INITRD.log" ||
-		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	echo "images: stock $STOCK_INITRD, initdev $INITRD (omitted: ${OMIT:-none})"
+	default_images console-setup
 	console_root
 }
 

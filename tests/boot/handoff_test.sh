@@ -37,10 +37,8 @@ RAISED="null zero full random urandom"
 # on to the report init (which powers off).
 handoff_init() {
 	{
-		printf '#!/bin/sh\nexport PATH=/bin:/usr/sbin\n'
-		boot_init_mounts
+		boot_init_head /bin:/usr/sbin
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 holder=
 for p in /proc/[0-9]*; do
 	a0=$(tr '\0' '\n' < "$p/cmdline" 2> /dev/null | head -n 1)

@@ -149,6 +149,35 @@ refused_included() {
 	return 0
 }
 
+# default_images [MODULE...] [-- DRACUT_ARGS...]: dracut's default image
+# (a systemd initrd where systemd is installed), stock and with --add
+# initdev, with DRACUT_ARGS (--include ...) in both; the initdev build omits
+# the modules 90initdev refuses that the stock build includes, as a user
+# told so by dracut would. Fails unless both images have systemd-initrd and
+# each MODULE, and the second initdev. Sets STOCK_INITRD, INITRD and OMIT
+# (after harness_setup and initdev_locate).
+default_images() {
+	mods=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do mods="$mods $1"; shift; done
+	[ $# -gt 0 ] && shift
+	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" "$@") ||
+		atf_fail "dracut could not build the stock default image"
+	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
+	OMIT=${OMIT% }
+	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"} "$@") ||
+		atf_fail "dracut could not build the initdev default image"
+	for img in "$STOCK_INITRD" "$INITRD"; do
+		for m in systemd-initrd $mods; do
+			grep -q "Including module: $m " "$img.log" ||
+				atf_fail "$img has no $m module: not the default image this test needs (see $img.log)"
+		done
+	done
+	grep -q 'Including module: initdev ' "$INITRD.log" ||
+		atf_fail "dracut did not include initdev (see $INITRD.log)"
+	echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
+	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), the refused modules the stock build includes omitted: ${OMIT:-none}"
+}
+
 # ---- stacked roots (stacked_test, trixie_test; stacked-lib.sh loaded) ----
 
 # checked_stacked_boot SCENARIO IMAGE LOG: boot; fail with the log's tail

@@ -93,17 +93,24 @@ exec < /dev/console > /dev/console 2>&1
 EOF
 }
 
+# boot_init_head [PATH]: how every guest init the boot tests write as a
+# shell script starts: the #! line, PATH (default /bin), the mounts above,
+# and the kernel's messages kept off the console, where they would split
+# the report lines on the serial port.
+boot_init_head() {
+	printf '#!/bin/sh\nexport PATH=%s\n' "${1:-/bin}"
+	boot_init_mounts
+	echo 'echo 1 > /proc/sys/kernel/printk'
+}
+
 # boot_write_init FILE: the test root's /sbin/init. It reports the boot and
 # every /dev/disk/by-* link on the console, then powers off. Links one level
 # down (by-uuid/X) and udev 257's three levels down
 # (by-path/<ID_PATH>-part/by-uuid/X); the directories between are not links.
 boot_write_init() {
 	{
-		printf '#!/bin/sh\n# initdev boot-test init: report and power off.\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-# Keep kernel messages from splitting the report lines on the serial port.
-echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 echo "BOOT-RESULT ok uptime=$up"
 for l in /dev/disk/by-*/* /dev/disk/by-*/*/*/*; do
@@ -453,10 +460,8 @@ boot_initdev_image() {
 boot_write_report_init() {
 	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
 	{
-		printf '#!/bin/sh\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 if [ -e /run/initdev ]; then
 	echo "INITDEV-RUN present:" $(ls -A /run/initdev)
 else

@@ -56,10 +56,8 @@ resume_selected() { boot_selected "$1" "$RESUME_CI_CASES"; }
 # runs again (or hibernation failed: said so). Without it: a fresh boot.
 write_resume_init() {
 	{
-		printf '#!/bin/sh\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 if grep -qw initdev.test.hibernate /proc/cmdline; then
 	read -r token < /proc/sys/kernel/random/uuid
@@ -124,20 +122,7 @@ resume_systemd_setup() {
 	harness_setup
 	initdev_locate
 	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
-	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "") ||
-		atf_fail "dracut could not build the stock default image"
-	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
-	OMIT=${OMIT% }
-	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"}) ||
-		atf_fail "dracut could not build the initdev default image"
-	for img in "$STOCK_INITRD" "$INITRD"; do
-		grep -q 'Including module: systemd-initrd ' "$img.log" &&
-			grep -q 'Including module: resume ' "$img.log" ||
-			atf_fail "$img is not a systemd initrd with the resume module (see $img.log)"
-	done
-	grep -q 'Including module: initdev ' "$INITRD.log" ||
-		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	echo "images: stock $STOCK_INITRD, initdev $INITRD (omitted: ${OMIT:-none})"
+	default_images resume
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
 	boot_write_report_init staging || atf_fail "cannot write the reporting init"
 	resume_root

@@ -149,10 +149,8 @@ HOOK
 # diskseq (DISK) and device number (DEVNUM), and their count (DISKS).
 scale_write_init() {
 	{
-		printf '#!/bin/sh\nexport PATH=/bin:/usr/sbin\n'
-		boot_init_mounts
+		boot_init_head /bin:/usr/sbin
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 read -r up _ < /proc/uptime
 R=/run/scale.report
 say() { echo "SCALE-$*" >> $R; echo "SCALE-$*"; }

@@ -80,10 +80,8 @@ stacked_key() {
 stacked_write_init() {
 	mv "$1/sbin/init" "$1/sbin/init-disk" || return 1
 	{
-		printf '#!/bin/sh\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 line=$(grep -E '^[0-9]+ [0-9]+ [0-9]+:[0-9]+ [^ ]+ / ' /proc/self/mountinfo | tail -n 1)
 fs=${line#* - }
 set -- $line

@@ -94,10 +94,8 @@ EOF
 write_sysd_init() {
 	mv "$1/sbin/init" "$1/sbin/init-report" || return 1
 	{
-		printf '#!/bin/sh\nexport PATH=/bin\n'
-		boot_init_mounts
+		boot_init_head
 		cat <<'EOF'
-echo 1 > /proc/sys/kernel/printk
 if [ -f /run/initdev-test.sysd ]; then cat /run/initdev-test.sysd; else echo "SYSD-NOREPORT"; fi
 exec /sbin/init-report
 EOF
@@ -115,21 +113,8 @@ sysd_setup() {
 	[ -s "$hook" ] || { report_hook > "$hook.tmp" && mv "$hook.tmp" "$hook"; } ||
 		atf_fail "cannot write the report hook"
 	hookdest=/lib/dracut/hooks/pre-pivot/97-initdev-test-sysd.sh
-	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" \
-		--include "$hook" "$hookdest") || atf_fail "dracut could not build the stock default image"
-	grep -q 'Including module: systemd-initrd ' "$STOCK_INITRD.log" ||
-		atf_fail "the stock default image is not a systemd initrd (see $STOCK_INITRD.log)"
-	echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
-	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
-	OMIT=${OMIT% }
-	echo "initdev: refused modules the stock build includes, omitted: ${OMIT:-none}"
-	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"} \
-		--include "$hook" "$hookdest") || atf_fail "dracut could not build the initdev default image"
-	grep -q 'Including module: initdev ' "$INITRD.log" ||
-		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	grep -q 'Including module: systemd-initrd ' "$INITRD.log" ||
-		atf_fail "the initdev image is not a systemd initrd (see $INITRD.log)"
-	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
+	default_images -- --include "$hook" "$hookdest"
+	echo "images ready in $(boot_elapsed "$t0")s"
 	boot_make_rootfs staging || atf_fail "cannot make the root tree"
 	write_sysd_init staging || atf_fail "cannot write the reporting init"
 	boot_make_ext4 root.ext4 32 staging "$ROOT_UUID" "$ROOT_LABEL" ||
@@ -319,21 +304,8 @@ stk_setup() {
 	set -- --include "$keys" / --include "$hook" /lib/dracut/hooks/pre-pivot/97-initdev-test-sysd.sh \
 		--include "$shook" /lib/dracut/hooks/pre-pivot/98-initdev-test-stk.sh \
 		--include "$phook" /lib/dracut/hooks/pre-mount/10-stack-premount.sh
-	STOCK_INITRD=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" "$@") ||
-		atf_fail "dracut could not build the stock default image"
-	for m in systemd-initrd crypt dm lvm mdraid; do
-		grep -q "Including module: $m " "$STOCK_INITRD.log" ||
-			atf_fail "the stock default image has no $m module (see $STOCK_INITRD.log)"
-	done
-	echo "stock: image $STOCK_INITRD ($(stat -c %s "$STOCK_INITRD") bytes)"
-	OMIT=$(refused_included "$STOCK_INITRD.log") || atf_fail "cannot list 90initdev's refused modules"
-	OMIT=${OMIT% }
-	echo "initdev: refused modules the stock build includes, omitted: ${OMIT:-none}"
-	INITRD=$(boot_initdev_image "$cache" "$base" ${OMIT:+--omit "$OMIT"} "$@") ||
-		atf_fail "dracut could not build the initdev default image"
-	grep -q 'Including module: initdev ' "$INITRD.log" ||
-		atf_fail "dracut did not include initdev (see $INITRD.log)"
-	echo "initdev: image $INITRD ($(stat -c %s "$INITRD") bytes), ready in $(boot_elapsed "$t0")s"
+	default_images crypt dm lvm mdraid -- "$@"
+	echo "images ready in $(boot_elapsed "$t0")s"
 	rm -rf tools && mkdir tools && cat > tools/run <<'EOF2' || atf_fail "cannot write tools/run"
 #!/bin/sh
 if [ -f /run/initdev-test.sysd ]; then cat /run/initdev-test.sysd; else echo SYSD-NOREPORT; fi

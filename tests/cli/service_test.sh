@@ -55,7 +55,9 @@ stopping_unheard_at_switch_root_body() {
 		atf_fail "fake-pid1 failed: $(cat err)"
 	expect out '^notify: READY=1' '^exit 0$'
 	! grep -q STOPPING=1 out || atf_fail "STOPPING=1 reached a closed socket: $(cat out)"
-	expect err 'cannot notify (stopping: nothing waits for it): Connection refused'
+	# STOPPING=1's, or a status change's sent between the close and the
+	# SIGTERM (a busy machine): both said at info
+	expect err 'cannot notify (\(stopping\|a status change\): nothing waits for it): Connection refused'
 	# at the default level (notice), as a boot's console shows it: nothing
 	"$(pid1)" --kernel none --switch-root -- $ID --log-level notice daemon --foreground \
 		--no-coldplug --no-devtmpfs > out 2> err ||
