@@ -226,7 +226,9 @@ live_problems() (
 	grep -Eq '^mapper/live-rw -> /dev/dm-[0-9]+$' "$log.llinks" || echo "no link mapper/live-rw"
 	grep -Fqx "disk/by-uuid/$LIVE_ROOT_UUID -> LIVE-BASE" "$log.llinks" ||
 		echo "no link by-uuid/$LIVE_ROOT_UUID to the loop device or live-base"
-	stacked_lines STACK-LINK "$log" | grep -v ' -> /dev/' | sed 's/^/link outside \/dev: /'
+	# (systemd's journal makes /dev/log in the systemd initrd)
+	stacked_lines STACK-LINK "$log" | grep -v -e ' -> /dev/' -e '^log -> /run/systemd/journal/dev-log$' |
+		sed 's/^/link outside \/dev: /'
 	# a label is one name below by-label: no directory, no "." or ".."
 	stacked_lines STACK-LINK "$log" | awk '$1 ~ /^disk\/by-label\// {
 		n = substr($1, 15); if (n ~ /\// || n == "." || n == "..") print "by-label name not one component: " $1 }'
@@ -309,6 +311,62 @@ initdev_case() {
 	atf_fail "$1: stock has $(tr '\n' ';' < stock.gap) initdev $(tr '\n' ';' < initdev.gap)"
 }
 
+# systemd_image CACHE stock|initdev: dracut's default image (a systemd
+# initrd) plus dmsquash-live, with the database hook (its output sent to
+# the console); initdev's with --add initdev --omit what 90initdev refuses
+# that the stock build includes. Prints its path.
+systemd_image() (
+	cache=$1 kind=$2
+	text=$(printf '{\n%s\n} > /dev/console 2>&1\n' "$(live_db_hook)")
+	hook=$cache/live-db-console-hook-$(printf '%s\n' "$text" | sha256sum | cut -c1-16).sh
+	printf '%s\n' "$text" > "$hook.tmp" && mv "$hook.tmp" "$hook" || return 1
+	base=$(boot_cached_dracut_tree "$cache") || return 1
+	set -- --add dmsquash-live --add-drivers "$LIVE_DRIVERS" \
+		--include "$hook" /lib/dracut/hooks/pre-pivot/90-live-db.sh
+	stock=$(boot_cached_initramfs "$cache" "$base" "$KVER" "" "" "$@") || return 1
+	[ "$kind" = stock ] && { echo "$stock"; return 0; }
+	omit=$(refused_included "$stock.log") || return 1
+	omit=${omit% }
+	itree=$(boot_initdev_tree "$cache" "$base") || return 1
+	INITDEV_BINARY=$itree/initdev-test/initdev
+	export INITDEV_BINARY
+	boot_cached_initramfs "$cache" "$itree" "$KVER" "" "" --add initdev \
+		${omit:+--omit "$omit"} "$@"
+)
+
+atf_test_case systemd_ide
+systemd_ide_head() {
+	atf_set descr "dracut's default image (a systemd initrd) with dmsquash-live, stock and with --add initdev: the live ISO on an IDE CD drive, live-rw is the root, the same links and CD database lines"
+	live_head
+}
+systemd_ide_body() {
+	live_selected systemd_ide
+	harness_shared_cache
+	harness_setup
+	initdev_locate
+	[ -x /lib/systemd/systemd ] || atf_skip "systemd is not installed: dracut's default image is not a systemd initrd"
+	[ -d /usr/lib/dracut/modules.d/90dmsquash-live ] ||
+		atf_skip "dracut's dmsquash-live module is not installed (Debian: dracut-live)"
+	# shellcheck source=tests/boot/stacked-lib.sh
+	. "$(atf_get_srcdir)/stacked-lib.sh"
+	ISOS=$(live_isos "$cache") || atf_fail "could not make the live ISOs"
+	STOCK_IMG=$(systemd_image "$cache" stock) || atf_fail "dracut could not build the stock default image"
+	INITDEV_IMG=$(systemd_image "$cache" initdev) || atf_fail "dracut could not build the initdev default image"
+	for img in "$STOCK_IMG" "$INITDEV_IMG"; do
+		grep -q 'Including module: systemd-initrd ' "$img.log" || atf_fail "$img is not a systemd initrd"
+		grep -q 'Including module: dmsquash-live ' "$img.log" || atf_fail "$img has no dmsquash-live module"
+	done
+	live_boot_checked ide "$STOCK_IMG" stock.log
+	live_boot_checked ide "$INITDEV_IMG" boot.log
+	live_links stock.log > stock.links && live_links boot.log > initdev.links
+	diff -u stock.links initdev.links || echo "(links: the differences above; what stock has must be here)"
+	LC_ALL=C comm -23 stock.links initdev.links > missing
+	[ ! -s missing ] || atf_fail "links of the stock boot missing or different: $(tr '\n' ';' < missing)"
+	stacked_lines LIVE-DB stock.log | LC_ALL=C sort > stock.db
+	stacked_lines LIVE-DB boot.log | LC_ALL=C sort > initdev.db
+	diff -u stock.db initdev.db || atf_fail "the CD drives' database lines differ from stock's (above)"
+}
+
 # live_descr SCENARIO: what it boots.
 live_descr() {
 	case $1 in
@@ -331,4 +389,5 @@ atf_init_test_cases() {
 		atf_add_test_case "stock_$sc"
 		atf_add_test_case "initdev_$sc"
 	done
+	atf_add_test_case systemd_ide
 }
