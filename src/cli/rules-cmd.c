@@ -229,6 +229,7 @@ static int run_test(struct cli *cli, const struct test_opts *o, const struct sys
 				 .deadline_usec = now_monotonic_usec() + (uint64_t)o->timeout * 1000000ULL,
 				 .no_writes = true,
 				 .builtin = rules_builtins_run,
+				 .program = rules_builtins_program,
 				 .u = &b,
 				 .log = &cli->log };
 	struct rules_db_dir db = { .dirfd = -1, .sys = sys };

@@ -182,6 +182,25 @@ static bool set_fsinfo(struct probe_result *o, const char *name, const char *raw
 	return true;
 }
 
+/* libblkid's names of the identifiers udev's builtin exports as ID_FS_<name> */
+static const char *const iso_ids[PROBE_IDS] = {
+	"SYSTEM_ID", "PUBLISHER_ID", "APPLICATION_ID", "BOOT_SYSTEM_ID",
+	"VOLUME_ID", "LOGICAL_VOLUME_ID", "VOLUME_SET_ID", "DATA_PREPARER_ID",
+};
+
+/* An ISO 9660 / UDF identifier: true if name is one (stored encoded, or dropped). */
+static bool set_id(struct probe_result *o, const char *name, const char *raw)
+{
+	for (size_t i = 0; i < PROBE_IDS; i++) {
+		if (strcmp(name, iso_ids[i]) != 0)
+			continue;
+		if (probe_encode(raw, o->fs_ids[i], sizeof(o->fs_ids[i])) < 0)
+			o->fs_ids[i][0] = '\0';
+		return true;
+	}
+	return false;
+}
+
 /* One NAME=value pair from libblkid into the result (unknown names ignored). */
 static void set_value(struct probe_result *o, const char *name, const char *data, size_t len)
 {
@@ -195,7 +214,7 @@ static void set_value(struct probe_result *o, const char *name, const char *data
 		set_safe_enc(data, len, o->fs_uuid_sub, NULL, 0);
 	} else if (!set_part_value(o, name, data, len)) {
 		cut_value(data, len, raw);
-		if (UDEV_COMPAT >= 257 && set_fsinfo(o, name, raw)) {
+		if ((UDEV_COMPAT >= 257 && set_fsinfo(o, name, raw)) || set_id(o, name, raw)) {
 			/* stored */
 		} else if (strcmp(name, "TYPE") == 0) {
 			set_field(o->fs_type, sizeof(o->fs_type), raw);
@@ -407,6 +426,12 @@ int probe_props(const struct probe_result *p, int (*fn)(void *u, const char *key
 	r = r ?: emit(fn, u, "ID_FS_BLOCKSIZE", p->fs_blocksize);
 	r = r ?: emit(fn, u, "ID_FS_LASTBLOCK", p->fs_lastblock);
 	r = r ?: emit(fn, u, "ID_FS_SIZE", p->fs_size);
+	for (size_t i = 0; i < PROBE_IDS && !r; i++) {
+		char key[40];
+
+		snprintf(key, sizeof(key), "ID_FS_%s", iso_ids[i]);
+		r = emit(fn, u, key, p->fs_ids[i]);
+	}
 	r = r ?: emit(fn, u, "ID_FS_TYPE", p->fs_type);
 	r = r ?: emit(fn, u, "ID_FS_USAGE", p->fs_usage);
 	r = r ?: emit(fn, u, "ID_PART_TABLE_UUID", p->pt_uuid);

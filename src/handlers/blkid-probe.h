@@ -13,6 +13,7 @@
 
 #define PROBE_VALUE_MAX 256  /* raw values are cut here (a label is <= 255) */
 #define PROBE_ENC_MAX (4 * PROBE_VALUE_MAX) /* \xNN escaping quadruples */
+#define PROBE_IDS 8 /* the ISO 9660 / UDF identifiers udev exports */
 #define PROBE_LOOP_NAME_MAX 64 /* the kernel's lo_file_name, NUL included */
 
 struct probe_result {
@@ -26,6 +27,12 @@ struct probe_result {
 	char fs_uuid_sub[PROBE_VALUE_MAX]; /* ID_FS_UUID_SUB */
 	char fs_label[PROBE_VALUE_MAX];    /* ID_FS_LABEL (raw, made safe as udev does) */
 	char fs_label_enc[PROBE_ENC_MAX];  /* ID_FS_LABEL_ENC */
+	/*
+	 * ISO 9660 and UDF identifiers (SYSTEM_ID, PUBLISHER_ID, ...), each
+	 * blkid_encode_string'd as udev 252's blkid builtin exports them
+	 * (ID_FS_SYSTEM_ID, ...: probe_iso_ids's order); the longest is 128 bytes
+	 */
+	char fs_ids[PROBE_IDS][4 * 128 + 1];
 	/* partition table on a whole disk */
 	char pt_type[16];                  /* ID_PART_TABLE_TYPE: gpt, dos */
 	char pt_uuid[64];                  /* ID_PART_TABLE_UUID */

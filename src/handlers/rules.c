@@ -530,6 +530,7 @@ static enum dm_cookie_outcome run_event(struct call *c, const struct rules_loade
 				 .cmdline = h->cmdline,
 				 .libexec = h->libexec,
 				 .builtin = rules_builtins_run,
+				 .program = rules_builtins_program,
 				 .u = &b,
 				 .record = rules_db_get,
 				 .record_u = &h->db,

@@ -13,6 +13,7 @@
 #include "names/input-id.h"
 #include "names/path-id.h"
 #include "names/usb-id.h"
+#include "rules/cdrom-id.h"
 #include "rules/hwdb-search.h"
 #include "rules/keyboard.h"
 #include "rules/net-driver.h"
@@ -224,6 +225,22 @@ static int builtin_keyboard(struct rules_builtins *b, struct rules_event *ev)
 	r = keyboard_builtin(root, ev->devpath, node, &ev->props, b->log ? b->log : &quiet);
 	sys_done(b, &tmp);
 	return r;
+}
+
+int rules_builtins_program(void *u, struct rules_event *ev, int argc, char **argv, char *out,
+			   size_t size)
+{
+	struct rules_builtins *b = u;
+	const char *name = rules_devname_rel(ev->devname);
+	char node[RULES_PATH_MAX];
+
+	if (argc < 1 || strcmp(argv[0], "cdrom_id") != 0)
+		return -ENOENT;
+	if (size)
+		out[0] = '\0';
+	if (!name || (size_t)snprintf(node, sizeof(node), "%s/%s", b->dev, name) >= sizeof(node))
+		return 1;
+	return rules_cdrom_id_program(node, argc, argv, out, size);
 }
 
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin which, int argc,

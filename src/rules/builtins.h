@@ -6,7 +6,8 @@
  * ethtool's driver name, rules/net-driver.h), input_id (names/input-id.h),
  * usb_id (names/usb-id.h), hwdb (rules/hwdb-search.h over the hwdb.bin the
  * caller loaded), btrfs ready (the BTRFS_IOC_DEVICES_READY question),
- * keyboard (rules/keyboard.h). The others udev has (net_id,
+ * keyboard (rules/keyboard.h); and udev's helper program cdrom_id
+ * (rules/cdrom-id.h), run in-process. The others udev has (net_id,
  * net_setup_link, uaccess) fail as a failing builtin fails in udev, each
  * logged once.
  */
@@ -43,6 +44,13 @@ int rules_blkid_props(struct rules_event *ev, const struct probe_result *p);
  * 0 or -errno.
  */
 int rules_default_props(struct rules_event *ev);
+
+/*
+ * A rules_program_fn: udev's helper cdrom_id (rules/cdrom-id.h) on the
+ * event's node below b->dev; -ENOENT for any other program.
+ */
+int rules_builtins_program(void *u, struct rules_event *ev, int argc, char **argv, char *out,
+			   size_t size);
 
 /* A rules_builtin_fn: pass a struct rules_builtins * as u. */
 int rules_builtins_run(void *u, struct rules_event *ev, enum rules_builtin b, int argc,

@@ -471,6 +471,26 @@ static int helper_path(const char *libexec, const char *name, char *out, size_t 
 	return 0;
 }
 
+/*
+ * A helper initdev runs itself (rules_ctx.program), as udev would run the
+ * program of that name from its helper directory: -ENOENT if argv[0] is
+ * none of them.
+ */
+static int internal(const struct evstate *s, const char *cmd, int argc, char **argv, char *out,
+		    size_t size)
+{
+	char sink[2048], e[EV_ESC_MAX];
+	int r = s->ctx->program(s->ctx->u, s->ev, argc, argv, out ? out : sink,
+				out ? size : sizeof(sink));
+
+	if (r == -ENOENT)
+		return r;
+	if (r != 0)
+		ev_log(s, LOG_DEBUG, "'%s' (run by initdev) failed with exit code %d",
+		       ev_esc(e, cmd), r);
+	return r < 0 ? 1 : r;
+}
+
 int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, bool *truncated,
 	     bool accept_failure)
 {
@@ -491,6 +511,13 @@ int ev_spawn(const struct evstate *s, const char *cmd, char *out, size_t size, b
 	if (r <= 0 || !argv[0][0]) {
 		ev_log(s, LOG_ERR, "invalid command '%s'", ev_esc(e, cmd));
 		return r < 0 ? r : -EINVAL;
+	}
+	if (argv[0][0] != '/' && s->ctx->program) {
+		r = internal(s, cmd, r, argv, out, size);
+		if (r != -ENOENT) {
+			*truncated = false;
+			return r;
+		}
 	}
 	if (argv[0][0] != '/') {
 		const char *dir = s->ctx->libexec ? s->ctx->libexec : "/usr/lib/udev";

@@ -292,6 +292,13 @@ struct rules_record {
 
 typedef int (*rules_builtin_fn)(void *u, struct rules_event *ev, enum rules_builtin b, int argc,
 				char **argv);
+/*
+ * A udev helper program initdev runs itself (cdrom_id): its exit status,
+ * out filled (NUL-terminated) as its stdout; -ENOENT: argv[0] is none of
+ * them, run it as usual.
+ */
+typedef int (*rules_program_fn)(void *u, struct rules_event *ev, int argc, char **argv, char *out,
+				size_t size);
 /* Fills out with a copy of devpath's record; false if there is none. */
 typedef bool (*rules_record_fn)(void *u, const char *devpath, struct rules_record *out);
 
@@ -308,7 +315,8 @@ struct rules_ctx {
 	bool no_writes;         /* test mode: ATTR{}=/SYSCTL{}= are logged, not written */
 	bool no_programs;       /* PROGRAM and IMPORT{program} fail without running (fuzzing) */
 	rules_builtin_fn builtin;
-	void *u; /* for builtin */
+	rules_program_fn program; /* relative program names run in-process; NULL: none */
+	void *u; /* for builtin and program */
 	rules_record_fn record;
 	void *record_u; /* for record */
 	const struct logger *log;
